@@ -1,0 +1,44 @@
+# The course's commands. Each target creates .venv when it is missing and installs the
+# package with its dev extras into it (torch pinned to the 2.13.0 CPU build first, so
+# nothing can pull an unpinned CUDA torch).
+PY ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PYTEST := $(BIN)/python -m pytest
+XDIST := -n 2 --dist loadfile
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -p no:randomly
+
+.PHONY: course test unit nbval papermill lab app bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+## make course: execute every notebook in order (papermill) into build/notebooks, render HTML
+## into build/html, print the answer table. FLEET=16384 runs the whole course for another fleet.
+course: $(STAMP)
+	$(BIN)/python scripts/run_course.py $(if $(FLEET),--param n_gpus=$(FLEET))
+
+## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill runs.
+test: $(STAMP)
+	$(MAKE) --no-print-directory unit nbval papermill
+
+unit: $(STAMP)
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill -q
+
+nbval: $(STAMP)
+	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
+
+papermill: $(STAMP)
+	$(PYTEST) tests/papermill $(XDIST) -q
+
+## make lab: JupyterLab on the course (works as root too).
+lab: $(STAMP)
+	$(BIN)/jupyter lab --allow-root --notebook-dir=. notebooks/00-the-question.ipynb
+
+clean:
+	rm -rf build .pytest_cache

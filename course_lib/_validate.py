@@ -1,0 +1,91 @@
+"""Input validation shared by every course_lib module.
+
+Each helper raises ``ValueError`` with a message that names the parameter and the
+allowed range, e.g. ``n_gpus must be a finite number > 0 (got -3)``. The course's
+rule: a learner who passes a wrong value learns *which* value and *what* is allowed.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+__all__ = [
+    "check_finite",
+    "check_positive",
+    "check_non_negative",
+    "check_open_unit",
+    "check_int_positive",
+    "check_int_non_negative",
+    "check_choice",
+]
+
+
+def _as_float(name: str, value, allowed: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
+    x = float(value)
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
+    return x
+
+
+def check_finite(name: str, value) -> float:
+    """Return ``value`` as float; reject non-numbers, NaN and infinities."""
+    return _as_float(name, value, "(any finite real)")
+
+
+def check_positive(name: str, value) -> float:
+    """Return ``value`` as float; it must be finite and > 0."""
+    x = _as_float(name, value, "> 0")
+    if x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0 (got {value!r})")
+    return x
+
+
+def check_non_negative(name: str, value) -> float:
+    """Return ``value`` as float; it must be finite and >= 0."""
+    x = _as_float(name, value, ">= 0")
+    if x < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 (got {value!r})")
+    return x
+
+
+def check_open_unit(name: str, value) -> float:
+    """Return ``value`` as float; it must lie strictly between 0 and 1."""
+    x = _as_float(name, value, "in the open interval (0, 1)")
+    if not 0.0 < x < 1.0:
+        raise ValueError(f"{name} must be a finite number in the open interval (0, 1) (got {value!r})")
+    return x
+
+
+def _as_int(name: str, value, allowed: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        return int(value)
+    raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
+
+
+def check_int_positive(name: str, value) -> int:
+    """Return ``value`` as int; it must be a whole number >= 1."""
+    n = _as_int(name, value, ">= 1")
+    if n < 1:
+        raise ValueError(f"{name} must be an integer >= 1 (got {value!r})")
+    return n
+
+
+def check_int_non_negative(name: str, value) -> int:
+    """Return ``value`` as int; it must be a whole number >= 0."""
+    n = _as_int(name, value, ">= 0")
+    if n < 0:
+        raise ValueError(f"{name} must be an integer >= 0 (got {value!r})")
+    return n
+
+
+def check_choice(name: str, value, choices) -> str:
+    """Return ``value`` if it is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)} (got {value!r})")
+    return value

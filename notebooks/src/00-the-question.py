@@ -1,0 +1,123 @@
+# %% [markdown]
+# # 00 · The question: a 4,096-GPU run loses about 2 % of every day to restarts
+#
+# **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
+# about 15 minutes each). Fix it, and say where the floor is.* This notebook turns the sentence
+# into numbers, names the four stages every restart goes through, states the checkpoint interval
+# the course assumes, and lays out the road through notebooks 01-09.
+#
+# **Learning objectives**
+# - Compute the daily loss, the implied fleet MTBF and the implied per-GPU failure rate from the question's numbers.
+# - Name the four stages of a restart (detection, rescheduling, reload, rewound work) and which number each one is.
+# - Explain why "15 minutes per restart" forces a short baseline checkpoint interval.
+#
+# **Time:** 10 minutes. **Prerequisites:** none; every later notebook starts from the `Scenario` defined here.
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# Parameters (papermill may override; None keeps the course's Scenario value)
+n_gpus = None
+restarts_per_day = None
+minutes_per_restart = None
+checkpoint_interval_min = None
+
+# %%
+from course_lib import MINUTES_PER_DAY, Scenario, ledger
+
+scenario = Scenario().replace(
+    n_gpus=n_gpus,
+    restarts_per_day=restarts_per_day,
+    minutes_per_restart=minutes_per_restart,
+    checkpoint_interval_min=checkpoint_interval_min,
+)
+scenario
+
+# %% [markdown]
+# ## The loss, from the question's own numbers
+#
+# **Predict first:** two restarts of 15 minutes: what fraction of a 24-hour day is that? And if the
+# fleet fails twice a day, how long does one GPU run, on average, between failures?
+#
+# The question is the source of these numbers (`Scenario`); everything below is computed from them.
+
+# %%
+print(f"minutes lost per day : {scenario.minutes_lost_per_day:.0f} of {MINUTES_PER_DAY}")
+print(f"fraction of the day  : {scenario.loss_fraction:.2%}")
+print(f"fleet MTBF           : {scenario.fleet_mtbf_hours:.1f} h")
+print(f"per-GPU rate         : {scenario.rate_per_gpu_day:.2e} failures per GPU-day")
+print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {1 / scenario.rate_per_gpu_day / 365.25:.1f} years")
+
+# %% [markdown]
+# A GPU that fails once every five and a half years looks reliable. Four thousand of them, all in
+# one synchronous job, fail twice a day: the job stops whenever *any* GPU stops. Notebooks 01 and 02
+# check both numbers against public failure logs.
+#
+# ## The four stages of one restart
+#
+# Every unplanned restart costs, in order:
+#
+# | stage | what happens | lever (later notebooks) |
+# |---|---|---|
+# | **detection** | a GPU dies or hangs; the job notices (collective timeout, heartbeat, health check) | heartbeats instead of timeouts (03, 07) |
+# | **rescheduling** | the job is torn down, nodes replaced, processes restarted, communicators rebuilt | in-job restart on hot spares (03, 07) |
+# | **reload** | the last checkpoint is read back into GPU memory | reload from host or peer memory (03, 05) |
+# | **rewound work** | steps done since that checkpoint are lost and recomputed: on average half the interval | a shorter interval, paid for by a cheaper write (04-06) |
+#
+# ## The baseline interval the course assumes
+#
+# The rewound work hides inside the 15 minutes. Failures arrive at a uniformly random moment within
+# a checkpoint interval, so the mean rewind is half the interval. An hourly interval (common in
+# practice, Kokolis et al., HPCA 2025) would rewind 30 minutes on its own, more than the whole
+# restart. **Predict:** what is the longest interval that fits inside 15 minutes per restart?
+
+# %%
+print(f"baseline checkpoint interval : {scenario.checkpoint_interval_min:g} min")
+print(f"mean rewound work            : {scenario.mean_rewind_min:g} min per restart")
+print(f"left for detect + reschedule + reload : {scenario.minutes_per_restart - scenario.mean_rewind_min:g} min")
+print(f"longest interval that fits   : {2 * scenario.minutes_per_restart:g} min (and then nothing else may cost anything)")
+
+# %% [markdown]
+# So the course assumes a **10-minute** baseline interval: the mean rewind is 5 minutes and the other
+# three stages share the remaining 10. Notebook 03 splits those 10 minutes with sourced stage times.
+#
+# ## The road
+#
+# | notebook | result it hands on |
+# |---|---|
+# | 01 per-GPU failure rate | failures per GPU-day from Llama 3's 419 interruptions, with a Poisson interval |
+# | 02 fleet MTBF | MTBF of 4,096 GPUs (about 12 h, about 2 failures a day) |
+# | 03 anatomy of a restart | the 15 minutes split into four stages; what each lever saves |
+# | 04 optimal interval | the square-root law tau* = sqrt(2 delta M), derived and simulated |
+# | 05 write cost | delta measured with real PyTorch checkpoints on your machine |
+# | 06 square-root Pareto | why an in-memory snapshot makes the interval about a minute |
+# | 07 fault-injection lab | a real restart under torchrun, its stages measured |
+# | 08 the floor | lambda x (detection + restart): what no checkpointing removes |
+# | 09 your fleet | the whole answer for your own numbers |
+#
+# ## The answer table so far
+#
+# Each notebook adds what it establishes to the course's answer table (`make course` prints the whole
+# table at the end).
+
+# %%
+ledger.record("00-the-question", "baseline_loss_pct", "baseline loss to restarts", 100 * scenario.loss_fraction, "% of the day", ".2f")
+ledger.record("00-the-question", "baseline_minutes_per_day", "minutes lost per day", scenario.minutes_lost_per_day, "min/day", ".0f")
+ledger.record("00-the-question", "baseline_interval_min", "baseline checkpoint interval (assumed)", scenario.checkpoint_interval_min, "min", "g")
+print(ledger.table())
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"Two {scenario.minutes_per_restart:g}-minute restarts a day cost {scenario.loss_fraction:.2%} of the day "
+    f"({scenario.minutes_lost_per_day:.0f} of {MINUTES_PER_DAY} minutes): a fleet MTBF of {scenario.fleet_mtbf_hours:.0f} h, "
+    f"{scenario.rate_per_gpu_day:.1e} failures per GPU-day."
+)
+
+# %% [markdown]
+# **Next:** notebook 01 checks that per-GPU rate against Llama 3's public failure log.

@@ -1,0 +1,58 @@
+#!/usr/bin/env python
+"""Maintainer tool: build a notebook from its jupytext source, execute it, and store it clean.
+
+    python scripts/nb.py notebooks/src/02-fleet-mtbf.py      # -> notebooks/02-fleet-mtbf.ipynb
+    python scripts/nb.py solutions/src/02-fleet-mtbf-sol.py  # -> solutions/02-fleet-mtbf-sol.ipynb
+
+The source (percent format, cell tags as ``# %% tags=["parameters"]``) is the diffable
+text a maintainer edits; the committed .ipynb is that source executed in order, with
+``metadata.widgets`` stripped (GitHub refuses to render stale widget state) and a stable
+kernelspec. tests/test_notebook_sources.py checks that the two agree cell by cell.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+from nbclient import NotebookClient
+
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def target_for(src: Path) -> Path:
+    return src.parent.parent / (src.stem + ".ipynb")
+
+
+def clean(nb) -> None:
+    nb.metadata.pop("widgets", None)
+    nb.metadata.pop("jupytext", None)
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nb.metadata["language_info"] = {"name": "python"}
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            for out in cell.outputs:
+                out.get("metadata", {}).pop("execution", None)
+
+
+def build(src: Path, execute: bool = True, timeout: int = 600) -> Path:
+    nb = jupytext.read(src)
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"c{i:03d}"
+    nb.metadata["kernelspec"] = KERNELSPEC
+    dest = target_for(src)
+    if execute:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(dest.parent)}}).execute()
+    clean(nb)
+    nbformat.write(nb, dest)
+    return dest
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not args:
+        raise SystemExit(__doc__)
+    for a in args:
+        print("built", build(Path(a), execute="--no-execute" not in sys.argv))

@@ -1,0 +1,108 @@
+#!/usr/bin/env python
+"""make course: run every notebook in order with papermill, render HTML, print the answer table.
+
+Notebooks run from notebooks/ (and solutions/) into build/notebooks/, HTML goes to build/html/.
+``--param KEY=VALUE`` is injected into every notebook whose parameters cell declares KEY
+(values parsed as YAML, so ``--param n_gpus=16384`` is an int). A failing notebook stops
+the run with the notebook's name, the failing cell and the error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+import papermill
+import yaml
+from nbconvert import HTMLExporter
+from papermill.exceptions import PapermillExecutionError
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # noqa: E402  (course_lib is installed; this keeps the script runnable from a checkout)
+
+from course_lib import ledger  # noqa: E402
+
+
+def parse_params(items: list[str]) -> dict:
+    params = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"--param expects KEY=VALUE (got {item!r})")
+        key, value = item.split("=", 1)
+        params[key.strip()] = yaml.safe_load(value)
+    return params
+
+
+def course_notebooks(include_solutions: bool = True) -> list[Path]:
+    books = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    if include_solutions:
+        books += sorted((ROOT / "solutions").glob("[0-9][0-9]-*-sol.ipynb"))
+    return books
+
+
+def failing_cell(nb_path: Path) -> tuple[int, str]:
+    """Index and first line of the cell that raised, read from papermill's output notebook."""
+    nb = nbformat.read(nb_path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                first = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+                return i, first
+    return -1, ""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--param", action="append", default=[], help="KEY=VALUE injected where declared")
+    ap.add_argument("--out", default=str(ROOT / "build"), help="output folder (default build/)")
+    ap.add_argument("--no-solutions", action="store_true", help="skip the solution notebooks")
+    ap.add_argument("--only", default=None, help="run only notebooks whose name starts with this prefix")
+    args = ap.parse_args(argv)
+    params = parse_params(args.param)
+
+    out = Path(args.out)
+    (out / "notebooks").mkdir(parents=True, exist_ok=True)
+    (out / "html").mkdir(parents=True, exist_ok=True)
+    ledger_path = out / "ledger.json"
+    ledger_path.unlink(missing_ok=True)
+    os.environ[ledger.ENV_VAR] = str(ledger_path)
+
+    books = course_notebooks(not args.no_solutions)
+    if args.only:
+        books = [b for b in books if b.name.startswith(args.only)]
+    exporter = HTMLExporter()
+    bar = tqdm(books, desc="course", unit="notebook")
+    for src in bar:
+        bar.set_postfix_str(src.stem)
+        declared = papermill.inspect_notebook(str(src))
+        injected = {k: v for k, v in params.items() if k in declared}
+        dest = out / "notebooks" / src.name
+        try:
+            papermill.execute_notebook(
+                str(src), str(dest), parameters=injected, cwd=str(src.parent),
+                kernel_name="python3", progress_bar=False, log_output=False,
+            )
+        except PapermillExecutionError as exc:
+            bar.close()
+            index, first = failing_cell(dest)
+            print(f"\nFAILED: {src.relative_to(ROOT)}, cell {index} ({first!r})", file=sys.stderr)
+            print(f"  {exc.ename}: {exc.evalue}", file=sys.stderr)
+            print(f"  the executed notebook with the traceback: {dest}", file=sys.stderr)
+            return 1
+        body, _ = exporter.from_filename(str(dest))
+        (out / "html" / (src.stem + ".html")).write_text(body)
+    bar.close()
+
+    print(f"\nHTML: {out / 'html'}  executed notebooks: {out / 'notebooks'}")
+    if params:
+        print("parameters:", ", ".join(f"{k}={v}" for k, v in params.items()))
+    print("\nThe course's answer\n")
+    print(ledger.table(ledger.entries(ledger_path)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
