@@ -36,17 +36,22 @@ def parse_params(items: list[str]) -> dict:
     return params
 
 
-def course_notebooks(include_solutions: bool = True) -> list[Path]:
-    books = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+def course_notebooks(include_solutions: bool = True, root: Path = ROOT) -> list[Path]:
+    books = sorted((root / "notebooks").glob("[0-9][0-9]-*.ipynb"))
     if include_solutions:
-        books += sorted((ROOT / "solutions").glob("[0-9][0-9]-*-sol.ipynb"))
+        books += sorted((root / "solutions").glob("[0-9][0-9]-*-sol.ipynb"))
     return books
 
 
 def failing_cell(nb_path: Path) -> tuple[int, str]:
-    """Index and first line of the cell that raised, read from papermill's output notebook."""
+    """1-based number (in the source notebook) and first line of the cell that raised.
+
+    Papermill's own cells (the error banner, injected parameters) are not counted, so the
+    number is the one a learner sees in the notebook they opened.
+    """
     nb = nbformat.read(nb_path, as_version=4)
-    for i, cell in enumerate(nb.cells):
+    own = [c for c in nb.cells if not {"papermill-error-cell-tag", "injected-parameters"} & set(c.metadata.get("tags", []))]
+    for i, cell in enumerate(own, start=1):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 first = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
@@ -60,6 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "build"), help="output folder (default build/)")
     ap.add_argument("--no-solutions", action="store_true", help="skip the solution notebooks")
     ap.add_argument("--only", default=None, help="run only notebooks whose name starts with this prefix")
+    ap.add_argument("--root", default=str(ROOT), help="folder holding notebooks/ and solutions/ (default: the repository)")
     args = ap.parse_args(argv)
     params = parse_params(args.param)
 
@@ -70,7 +76,7 @@ def main(argv=None) -> int:
     ledger_path.unlink(missing_ok=True)
     os.environ[ledger.ENV_VAR] = str(ledger_path)
 
-    books = course_notebooks(not args.no_solutions)
+    books = course_notebooks(not args.no_solutions, Path(args.root))
     if args.only:
         books = [b for b in books if b.name.startswith(args.only)]
     exporter = HTMLExporter()
@@ -88,7 +94,7 @@ def main(argv=None) -> int:
         except PapermillExecutionError as exc:
             bar.close()
             index, first = failing_cell(dest)
-            print(f"\nFAILED: {src.relative_to(ROOT)}, cell {index} ({first!r})", file=sys.stderr)
+            print(f"\nFAILED: {src.parent.name}/{src.name}, cell {index} ({first!r})", file=sys.stderr)
             print(f"  {exc.ename}: {exc.evalue}", file=sys.stderr)
             print(f"  the executed notebook with the traceback: {dest}", file=sys.stderr)
             return 1
