@@ -1,0 +1,241 @@
+"""Properties of course_lib.failures: rates, exact Poisson intervals, fleet MTBF, Weibull minima."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from course_lib import failures as f
+
+SEED = 20240723
+finite_pos = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
+gpus_st = st.integers(min_value=1, max_value=200_000)
+rates_st = st.floats(min_value=1e-6, max_value=1.0, allow_nan=False)
+shapes_st = st.floats(min_value=0.2, max_value=5.0, allow_nan=False)
+
+
+# ---------------------------------------------------------------- rates and intervals
+@given(events=st.integers(0, 10**6), gpus=finite_pos, days=finite_pos)
+def test_rate_times_exposure_is_events(events, gpus, days):
+    assert f.rate_per_gpu_day(events, gpus, days) * gpus * days == pytest.approx(events, rel=1e-12, abs=1e-12)
+
+
+@given(events=st.integers(0, 10**5), conf=st.floats(0.5, 0.999))
+def test_ci_contains_count_and_orders(events, conf):
+    low, high = f.poisson_ci(events, conf)
+    assert 0.0 <= low <= events <= high
+    if events == 0:
+        assert low == 0.0
+
+
+@given(events=st.integers(1, 20_000))
+def test_ci_relative_width_shrinks_with_more_events(events):
+    lo1, hi1 = f.poisson_ci(events)
+    lo4, hi4 = f.poisson_ci(4 * events)
+    assert (hi4 - lo4) / (4 * events) < (hi1 - lo1) / events
+
+
+@given(conf1=st.floats(0.5, 0.9), extra=st.floats(0.01, 0.09), events=st.integers(0, 1000))
+def test_higher_confidence_is_wider(conf1, extra, events):
+    lo1, hi1 = f.poisson_ci(events, conf1)
+    lo2, hi2 = f.poisson_ci(events, conf1 + extra)
+    assert lo2 <= lo1 and hi2 > hi1
+
+
+def test_zero_events_upper_bound_closed_form():
+    # For k = 0 the Garwood upper bound solves exp(-mu) = alpha/2: mu = -ln(alpha/2).
+    assert f.poisson_ci(0, 0.95)[1] == pytest.approx(-math.log(0.025), rel=1e-10)
+
+
+@pytest.mark.parametrize("mean", [0.5, 3.0, 10.0, 50.0, 400.0])
+def test_poisson_ci_coverage_by_simulation(mean):
+    """Garwood is conservative: coverage >= 95 %. With 2000 draws the binomial standard error of a
+    coverage near 0.95 is sqrt(0.95 * 0.05 / 2000) = 0.0049; allow 4 of them."""
+    rng = np.random.default_rng(SEED)
+    draws = rng.poisson(mean, size=2000)
+    cis = {int(k): f.poisson_ci(int(k)) for k in np.unique(draws)}
+    covered = np.mean([cis[int(k)][0] <= mean <= cis[int(k)][1] for k in draws])
+    tol = 4 * math.sqrt(0.95 * 0.05 / draws.size)
+    assert covered >= 0.95 - tol
+
+
+@given(events=st.integers(0, 10**5), gpus=finite_pos, days=finite_pos)
+def test_rate_ci_is_count_ci_over_exposure(events, gpus, days):
+    lo, hi = f.rate_ci_per_gpu_day(events, gpus, days)
+    clo, chi = f.poisson_ci(events)
+    assert lo * gpus * days == pytest.approx(clo, rel=1e-9, abs=1e-12)
+    assert hi * gpus * days == pytest.approx(chi, rel=1e-9)
+    assert lo <= f.rate_per_gpu_day(events, gpus, days) <= hi
+
+
+# ---------------------------------------------------------------- fleet
+@given(n=gpus_st, rate=rates_st)
+def test_mtbf_times_failures_per_day_is_24(n, rate):
+    assert f.fleet_mtbf_hours(n, rate) * f.failures_per_day(n, rate) == pytest.approx(24.0, rel=1e-12)
+
+
+@given(n=gpus_st, rate=rates_st)
+def test_failures_scale_linearly_with_fleet(n, rate):
+    assert f.failures_per_day(2 * n, rate) == pytest.approx(2 * f.failures_per_day(n, rate), rel=1e-12)
+
+
+def test_llama3_numbers_from_data():
+    r = f.rate_per_gpu_day(419, 16384, 54)
+    assert r == pytest.approx(4.74e-4, rel=1e-3)
+    assert f.failures_per_day(4096, r) == pytest.approx(1.94, abs=0.005)
+    assert f.fleet_mtbf_hours(4096, r) == pytest.approx(12.4, abs=0.05)
+
+
+# ---------------------------------------------------------------- Weibull
+@given(n=gpus_st, k=shapes_st, s=finite_pos)
+def test_weibull_min_survival_matches_product(n, k, s):
+    kn, sn = f.fleet_first_failure_weibull(n, k, s)
+    assert kn == k
+    t = s * n ** (-1.0 / k)  # a time where both survivals are comfortably representable
+    log_product = n * stats.weibull_min.logsf(t, k, scale=s)
+    assert stats.weibull_min.logsf(t, kn, scale=sn) == pytest.approx(log_product, rel=1e-9)
+
+
+@given(n=gpus_st, rate=rates_st)
+def test_shape_one_weibull_is_exponential(n, rate):
+    mean_days = f.fleet_mean_time_to_first_failure(n, 1.0, 1.0 / rate)
+    assert 24.0 * mean_days == pytest.approx(f.fleet_mtbf_hours(n, rate), rel=1e-12)
+    assert f.weibull_hazard(3.0, 1.0, 1.0 / rate) == pytest.approx(rate, rel=1e-12)
+
+
+@given(k=shapes_st, mean=finite_pos)
+def test_scale_for_mean_round_trip(k, mean):
+    assert f.weibull_mean(k, f.weibull_scale_for_mean(k, mean)) == pytest.approx(mean, rel=1e-12)
+
+
+@given(k=shapes_st, s=finite_pos)
+def test_weibull_mean_matches_scipy(k, s):
+    assert f.weibull_mean(k, s) == pytest.approx(stats.weibull_min.mean(k, scale=s), rel=1e-9)
+
+
+def test_infant_mortality_fleet_fails_sooner():
+    rate = 5e-4
+    s = f.weibull_scale_for_mean(0.7, 1 / rate)
+    assert f.fleet_mean_time_to_first_failure(4096, 0.7, s) < 0.1 * f.fleet_mean_time_to_first_failure(4096, 1.0, 1 / rate)
+    h = f.weibull_hazard(np.array([1.0, 10.0, 100.0]), 0.7, s)
+    assert np.all(np.diff(h) < 0)
+
+
+@pytest.mark.parametrize("n, shape, scale", [(4096, 1.0, 2000.0), (1000, 0.7, 1668.0), (64, 2.5, 10.0)])
+def test_min_of_weibulls_monte_carlo(n, shape, scale):
+    rng = np.random.default_rng(SEED)
+    draws = f.sample_fleet_first_failure(rng, n, 3000, shape, scale, chunk_elements=2**20)
+    assert draws.shape == (3000,)
+    se = draws.std(ddof=1) / math.sqrt(draws.size)
+    assert abs(draws.mean() - f.fleet_mean_time_to_first_failure(n, shape, scale)) < 4 * se
+
+
+def test_sampler_is_reproducible_and_chunk_independent():
+    a = f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 1.0, chunk_elements=100)
+    b = f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 1.0, chunk_elements=100)
+    assert np.array_equal(a, b)
+
+
+# ---------------------------------------------------------------- Table 5 and logs
+def test_table5_erratum_from_counts():
+    e = f.table5_erratum()
+    assert e.total_count == 419
+    assert e.printed_percent_sum == pytest.approx(94.9)
+    assert (e.top_component, e.top_count) == ("Faulty GPU", 148)
+    assert round(e.top_share_percent, 1) == 35.3 and e.top_printed_percent == pytest.approx(30.1)
+    assert (e.gpu_count, e.gpu_rows) == (268, 6)
+    assert round(e.gpu_share_percent, 1) == 64.0 and e.gpu_printed_percent == pytest.approx(58.7)
+
+
+@given(st.lists(st.integers(0, 1000), min_size=1, max_size=30).filter(lambda c: sum(c) > 0))
+def test_shares_sum_to_one(counts):
+    shares = f.shares_from_counts(counts)
+    assert shares.sum() == pytest.approx(1.0)
+    assert np.all(shares >= 0)
+
+
+def test_category_counts_sorted_and_total():
+    got = f.category_counts(["a", "b", "a", "c"], [1, 5, 2, 3])
+    assert got == [("b", 5), ("a", 3), ("c", 3)]
+
+
+def test_log_rates():
+    rates = {r.run: r for r in f.log_rates()}
+    llama = rates["Llama 3 405B"]
+    assert llama.rate_low == pytest.approx(f.rate_per_gpu_day(419, 16384, 54))
+    assert llama.ci_low < llama.rate_low < llama.ci_high
+    assert rates["Meta RSC-1"].rate_low == pytest.approx(6.5e-3 / 8) and not rates["Meta RSC-1"].has_ci
+    assert rates["BLOOM-176B"].rate_high == pytest.approx(2 * rates["BLOOM-176B"].rate_low)
+    for r in rates.values():
+        assert r.rate_low <= r.rate_high
+        if r.has_ci:
+            assert r.ci_low <= r.rate_low and r.rate_high <= r.ci_high
+
+
+# ---------------------------------------------------------------- rejections
+BAD = [
+    (f.rate_per_gpu_day, dict(events=-1, gpus=10, days=1), "events"),
+    (f.rate_per_gpu_day, dict(events=1, gpus=0, days=1), "gpus"),
+    (f.rate_per_gpu_day, dict(events=1, gpus=-5, days=1), "gpus"),
+    (f.rate_per_gpu_day, dict(events=1, gpus=10, days=0), "days"),
+    (f.rate_per_gpu_day, dict(events=math.nan, gpus=10, days=1), "events"),
+    (f.rate_per_gpu_day, dict(events=1, gpus=math.inf, days=1), "gpus"),
+    (f.poisson_ci, dict(events=-1), "events"),
+    (f.poisson_ci, dict(events=2.5), "events"),
+    (f.poisson_ci, dict(events=3, confidence=0.0), "confidence"),
+    (f.poisson_ci, dict(events=3, confidence=1.0), "confidence"),
+    (f.poisson_ci, dict(events=3, confidence=math.nan), "confidence"),
+    (f.rate_ci_per_gpu_day, dict(events=3, gpus=0, days=1), "gpus"),
+    (f.rate_ci_per_gpu_day, dict(events=3, gpus=1, days=-1), "days"),
+    (f.rate_ci_per_gpu_day, dict(events=3, gpus=1, days=1, confidence=1.5), "confidence"),
+    (f.failures_per_day, dict(n_gpus=0, rate_per_gpu_day=1e-4), "n_gpus"),
+    (f.failures_per_day, dict(n_gpus=10, rate_per_gpu_day=-1e-4), "rate_per_gpu_day"),
+    (f.fleet_mtbf_hours, dict(n_gpus=-3, rate_per_gpu_day=1e-4), "n_gpus"),
+    (f.fleet_mtbf_hours, dict(n_gpus=10, rate_per_gpu_day=0), "rate_per_gpu_day"),
+    (f.fleet_mtbf_hours, dict(n_gpus=10, rate_per_gpu_day=math.inf), "rate_per_gpu_day"),
+    (f.fleet_first_failure_weibull, dict(n_gpus=10, shape=0, scale=1), "shape"),
+    (f.fleet_first_failure_weibull, dict(n_gpus=10, shape=-1, scale=1), "shape"),
+    (f.fleet_first_failure_weibull, dict(n_gpus=0, shape=1, scale=1), "n_gpus"),
+    (f.fleet_first_failure_weibull, dict(n_gpus=10, shape=1, scale=0), "scale"),
+    (f.weibull_mean, dict(shape=0, scale=1), "shape"),
+    (f.weibull_mean, dict(shape=1, scale=math.nan), "scale"),
+    (f.weibull_scale_for_mean, dict(shape=-0.5, mean=1), "shape"),
+    (f.weibull_scale_for_mean, dict(shape=0.7, mean=0), "mean"),
+    (f.weibull_hazard, dict(t=0.0, shape=0.7, scale=1), "t"),
+    (f.weibull_hazard, dict(t=1.0, shape=0, scale=1), "shape"),
+    (f.fleet_mean_time_to_first_failure, dict(n_gpus=10, shape=0, scale=1), "shape"),
+    (f.fleet_mean_time_to_first_failure, dict(n_gpus=1.5, shape=1, scale=1), "n_gpus"),
+    (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=0, size=3), "n_gpus"),
+    (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=3, size=0), "size"),
+    (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=3, size=3, shape=-1), "shape"),
+    (f.sample_fleet_first_failure, dict(rng=0, n_gpus=3, size=3), "rng"),
+    (f.shares_from_counts, dict(counts=[1, -1]), "counts"),
+    (f.shares_from_counts, dict(counts=[0, 0]), "counts"),
+    (f.shares_from_counts, dict(counts=[]), "counts"),
+    (f.category_counts, dict(categories=["a"], counts=[-1]), "counts"),
+    (f.log_rates, dict(confidence=1.0), "confidence"),
+]
+
+
+@pytest.mark.parametrize("func, kwargs, name", BAD, ids=[f"{b[0].__name__}-{b[2]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_input_names_parameter(func, kwargs, name):
+    with pytest.raises(ValueError, match=rf"^{name}\b"):
+        func(**kwargs)
+
+
+@settings(max_examples=50)
+@given(bad=st.one_of(st.floats(max_value=0.0, allow_nan=False), st.just(math.nan), st.just(-math.inf), st.just(math.inf)))
+def test_non_positive_or_non_finite_fleet_inputs_rejected(bad):
+    for call, name in [
+        (lambda: f.rate_per_gpu_day(1, bad, 1), "gpus"),
+        (lambda: f.rate_per_gpu_day(1, 1, bad), "days"),
+        (lambda: f.failures_per_day(10, bad), "rate_per_gpu_day"),
+        (lambda: f.weibull_mean(bad, 1.0), "shape"),
+        (lambda: f.fleet_first_failure_weibull(4, 1.0, bad), "scale"),
+    ]:
+        with pytest.raises(ValueError, match=rf"^{name}\b"):
+            call()
