@@ -1,0 +1,117 @@
+"""Self-checks for the exercises: one call per exercise, a specific hint for a wrong answer.
+
+The solution notebooks (``solutions/NN-slug-sol.ipynb``) and the exercise notebooks generated
+from them call e.g. ``from course_lib.check import nb01; nb01.llama3_rate(my_answer)``. A check
+returns a :class:`Feedback` (shown as one line in the notebook). A wrong answer is compared
+with the *typical* wrong answers of that exercise (a factor of 60 for minutes vs hours, the
+printed Table 5 percentage instead of the count, a rewind of the whole interval instead of
+half of it, ...), each computed from the right inputs, so the hint names the mistake instead
+of only saying "wrong".
+
+Framework here; one module per notebook (``nb01.py``, ``nb02.py``, ...) holds its exercises.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+
+__all__ = ["Feedback", "Mistake", "grade", "grade_expr"]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The verdict of a self-check: ``ok`` and a one-line message (a hint when not ok)."""
+
+    ok: bool
+    message: str
+    exercise: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        mark = "Correct" if self.ok else "Not yet"
+        prefix = f"[{self.exercise}] " if self.exercise else ""
+        return f"{prefix}{mark}: {self.message}"
+
+    def _repr_markdown_(self) -> str:
+        icon = "✅" if self.ok else "❌"
+        prefix = f"**{self.exercise}** " if self.exercise else ""
+        return f"{icon} {prefix}{self.message}"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer: the value it produces and the hint that names it."""
+
+    value: float
+    hint: str
+    rel_tol: float | None = None  # defaults to the exercise's tolerance
+
+
+@dataclass(frozen=True)
+class _Spec:
+    exercise: str
+    expected: float
+    rel_tol: float
+    unit: str
+    mistakes: tuple = field(default_factory=tuple)
+
+
+def _close(a: float, b: float, rel_tol: float) -> bool:
+    if b == 0:
+        return abs(a) <= rel_tol
+    return math.isclose(a, b, rel_tol=rel_tol)
+
+
+def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mistakes=(), exercise: str = "") -> Feedback:
+    """Compare a numeric ``answer`` with ``expected`` (relative tolerance ``rel_tol``).
+
+    Right: ``Feedback(ok=True)``. Wrong: the first matching :class:`Mistake` gives its hint;
+    otherwise the hint says how far off the answer is (ratio and direction), which is still
+    more than "wrong". A non-number gets a hint about the expected form.
+    """
+    unit_txt = f" {unit}" if unit else ""
+    if answer is None or answer is Ellipsis:
+        return Feedback(False, "no answer yet: replace the `...` with your computed value", exercise)
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        try:
+            answer = float(answer)
+        except (TypeError, ValueError):
+            return Feedback(False, f"expected a number{unit_txt}, got {type(answer).__name__} {answer!r}", exercise)
+    answer = float(answer)
+    if not math.isfinite(answer):
+        return Feedback(False, f"expected a finite number{unit_txt}, got {answer!r}", exercise)
+    if _close(answer, expected, rel_tol):
+        return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {rel_tol:.0%})", exercise)
+    for m in mistakes:
+        if _close(answer, m.value, m.rel_tol if m.rel_tol is not None else rel_tol):
+            return Feedback(False, m.hint, exercise)
+    if expected != 0 and answer != 0 and (answer > 0) == (expected > 0):
+        ratio = answer / expected
+        direction = "too high" if ratio > 1 else "too low"
+        factor = ratio if ratio > 1 else 1 / ratio
+        return Feedback(False, f"{answer:.4g}{unit_txt} is {direction} by a factor of {factor:.3g}: check the units and each input", exercise)
+    return Feedback(False, f"{answer:.4g}{unit_txt} has the wrong sign or is zero: check the formula", exercise)
+
+
+def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "") -> Feedback:
+    """Compare a sympy expression with ``expected`` symbolically (``simplify(a - b) == 0``).
+
+    ``mistakes`` is a sequence of (wrong_expression, hint) pairs.
+    """
+    import sympy
+
+    if answer is None or answer is Ellipsis:
+        return Feedback(False, "no answer yet: replace the `...` with a sympy expression", exercise)
+    try:
+        a = sympy.sympify(answer)
+    except (sympy.SympifyError, TypeError):
+        return Feedback(False, f"expected a sympy expression, got {answer!r}", exercise)
+    if sympy.simplify(a - expected) == 0:
+        return Feedback(True, f"{sympy.sstr(a)} equals {sympy.sstr(expected)}", exercise)
+    for wrong, hint in mistakes:
+        if sympy.simplify(a - wrong) == 0:
+            return Feedback(False, hint, exercise)
+    return Feedback(False, f"{sympy.sstr(a)} is not the optimum: differentiate the waste, set it to zero, solve for the positive root", exercise)

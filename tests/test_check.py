@@ -1,0 +1,44 @@
+"""The self-check framework: right answers pass, typical mistakes get their specific hint."""
+from __future__ import annotations
+
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+from course_lib.check import Feedback, Mistake, grade, grade_expr
+
+
+def test_right_answer_passes_within_tolerance():
+    fb = grade(12.3, 12.0, rel_tol=0.05, unit="h", exercise="MTBF")
+    assert fb.ok and bool(fb) and "Correct" in repr(fb)
+
+
+def test_typical_mistake_gets_its_hint():
+    fb = grade(720, 12.0, rel_tol=0.01, unit="h", mistakes=[Mistake(720, "that is minutes, the question asks for hours")])
+    assert not fb.ok and "minutes" in fb.message
+
+
+def test_unknown_wrong_answer_says_direction_and_factor():
+    fb = grade(30.0, 10.0, rel_tol=0.01)
+    assert not fb.ok and "too high by a factor of 3" in fb.message
+
+
+def test_non_numbers_and_placeholders_get_form_hints():
+    assert "no answer yet" in grade(..., 1.0).message
+    assert "expected a number" in grade("twelve", 1.0).message
+    assert "finite" in grade(float("nan"), 1.0).message
+
+
+@given(st.floats(1e-6, 1e6), st.floats(1.5, 100))
+def test_scaled_answers_are_never_accepted(x, factor):
+    assert not grade(x * factor, x, rel_tol=0.01).ok
+    assert grade(x * (1 + 0.001), x, rel_tol=0.01).ok
+
+
+def test_symbolic_grading():
+    d, M = sympy.symbols("delta M", positive=True)
+    right = sympy.sqrt(2 * d * M)
+    assert grade_expr(sympy.sqrt(2) * sympy.sqrt(d) * sympy.sqrt(M), right).ok
+    fb = grade_expr(sympy.sqrt(d * M), right, mistakes=[(sympy.sqrt(d * M), "lost the factor 2 from the mean rewind tau/2")])
+    assert not fb.ok and "factor 2" in fb.message
+    assert isinstance(grade_expr(None, right), Feedback)

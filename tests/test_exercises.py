@@ -1,0 +1,63 @@
+"""Exercises are generated from the solutions, and their stubs are real."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_exercises  # noqa: E402
+
+SOLUTIONS = make_exercises.solutions()
+
+
+def test_committed_exercises_match_the_solutions():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_exercises.py"), "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    committed = sorted(p.name for p in (ROOT / "exercises").glob("*-ex.ipynb"))
+    assert committed == sorted(make_exercises.exercise_path(s).name for s in SOLUTIONS), "an exercise without a solution (or vice versa)"
+
+
+def test_every_course_notebook_from_01_has_a_solution():
+    course = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb") if not p.name.startswith("00-"))
+    have = {s.stem.removesuffix("-sol") for s in SOLUTIONS}
+    missing = [c for c in course if c not in have]
+    assert not missing, f"notebooks without a solution notebook: {missing}"
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_solution_has_2_to_4_tagged_exercises_with_tasks(solution):
+    nb = nbformat.read(solution, as_version=4)
+    tagged = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
+    assert 2 <= len(tagged) <= 4 * 3, "2 to 4 exercises (an exercise may span a few solution cells)"
+    for cell in tagged:
+        assert make_exercises.task_sentence(cell.source)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_exercise_stops_at_its_first_stub(solution):
+    ex_path = make_exercises.exercise_path(solution)
+    nb = nbformat.read(ex_path, as_version=4)
+    first_stub = next(i for i, c in enumerate(nb.cells) if "exercise" in c.metadata.get("tags", []))
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ex_path.parent)}})
+    with pytest.raises(CellExecutionError) as info:
+        client.execute()
+    assert info.value.ename == "NotImplementedError"
+    executed = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.get("execution_count")]
+    assert executed and max(executed) == first_stub, "execution must stop at the first stub, not before"
+
+
+def test_stub_keeps_the_task_and_raises():
+    src = "# Task: compute the fleet MTBF in hours.\nanswer = 24 / 2\ncheck(answer)"
+    out = make_exercises.stub(src)
+    assert out.startswith("# Task: compute the fleet MTBF in hours.")
+    assert "answer = 24 / 2" not in out
+    assert "raise NotImplementedError('compute the fleet MTBF in hours.')" in out
+    with pytest.raises(ValueError, match="Task"):
+        make_exercises.stub("answer = 1")
