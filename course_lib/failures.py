@@ -42,6 +42,8 @@ __all__ = [
     "weibull_mean",
     "weibull_scale_for_mean",
     "weibull_hazard",
+    "weibull_cdf",
+    "weibull_pdf",
     "fleet_mean_time_to_first_failure",
     "sample_fleet_first_failure",
     "shares_from_counts",
@@ -141,11 +143,35 @@ def weibull_hazard(t, shape, scale):
     """
     k = check_positive("shape", shape)
     s = check_positive("scale", scale)
-    arr = np.asarray(t, dtype=float)
-    if arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(f"t must be finite ages > 0 (got {t!r})")
+    arr = _ages("t", t, allow_zero=False)
     h = (k / s) * (arr / s) ** (k - 1.0)
     return float(h) if h.ndim == 0 else h
+
+
+def _ages(name, t, allow_zero):
+    arr = np.asarray(t, dtype=float)
+    bad = np.any(arr < 0) if allow_zero else np.any(arr <= 0)
+    if arr.size == 0 or not np.all(np.isfinite(arr)) or bad:
+        raise ValueError(f"{name} must be finite times {'>= 0' if allow_zero else '> 0'} (got {t!r})")
+    return arr
+
+
+def weibull_cdf(t, shape, scale):
+    """P(lifetime <= t) for Weibull(k, s): 1 - exp(-(t/s)**k); ``t`` >= 0, number or array (notebook 02)."""
+    k = check_positive("shape", shape)
+    s = check_positive("scale", scale)
+    arr = _ages("t", t, allow_zero=True)
+    out = -np.expm1(-((arr / s) ** k))
+    return float(out) if out.ndim == 0 else out
+
+
+def weibull_pdf(t, shape, scale):
+    """Density of Weibull(k, s) at ages ``t`` > 0: hazard x survival (notebook 02)."""
+    k = check_positive("shape", shape)
+    s = check_positive("scale", scale)
+    arr = _ages("t", t, allow_zero=False)
+    out = (k / s) * (arr / s) ** (k - 1.0) * np.exp(-((arr / s) ** k))
+    return float(out) if out.ndim == 0 else out
 
 
 def fleet_mean_time_to_first_failure(n_gpus, shape, scale) -> float:

@@ -117,6 +117,14 @@ def test_weibull_mean_matches_scipy(k, s):
     assert f.weibull_mean(k, s) == pytest.approx(stats.weibull_min.mean(k, scale=s), rel=1e-9)
 
 
+@given(k=shapes_st, s=finite_pos, x=st.floats(0.01, 10.0))
+def test_weibull_cdf_pdf_match_scipy(k, s, x):
+    t = x * s
+    assert f.weibull_cdf(t, k, s) == pytest.approx(stats.weibull_min.cdf(t, k, scale=s), rel=1e-9, abs=1e-300)
+    assert f.weibull_pdf(t, k, s) == pytest.approx(stats.weibull_min.pdf(t, k, scale=s), rel=1e-9, abs=1e-300)
+    assert f.weibull_pdf(t, k, s) == pytest.approx(f.weibull_hazard(t, k, s) * stats.weibull_min.sf(t, k, scale=s), rel=1e-9, abs=1e-300)
+
+
 def test_infant_mortality_fleet_fails_sooner():
     rate = 5e-4
     s = f.weibull_scale_for_mean(0.7, 1 / rate)
@@ -207,6 +215,9 @@ BAD = [
     (f.weibull_scale_for_mean, dict(shape=0.7, mean=0), "mean"),
     (f.weibull_hazard, dict(t=0.0, shape=0.7, scale=1), "t"),
     (f.weibull_hazard, dict(t=1.0, shape=0, scale=1), "shape"),
+    (f.weibull_cdf, dict(t=-1.0, shape=1, scale=1), "t"),
+    (f.weibull_cdf, dict(t=[1.0, math.nan], shape=1, scale=1), "t"),
+    (f.weibull_pdf, dict(t=1.0, shape=1, scale=-1), "scale"),
     (f.fleet_mean_time_to_first_failure, dict(n_gpus=10, shape=0, scale=1), "shape"),
     (f.fleet_mean_time_to_first_failure, dict(n_gpus=1.5, shape=1, scale=1), "n_gpus"),
     (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=0, size=3), "n_gpus"),
