@@ -1,0 +1,310 @@
+"""Tests for course_lib.restart: the stage split, the daily budget and the levers (notebook 03)."""
+from __future__ import annotations
+
+import itertools
+import math
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib import MINUTES_PER_DAY, Scenario
+from course_lib import restart as rs
+from course_lib.restart import (
+    STAGES,
+    Lever,
+    RestartBudget,
+    RestartStages,
+    apply_levers,
+    baseline_budget,
+    baseline_stages,
+    default_levers,
+    heartbeat_detection,
+    hot_spare_restart,
+    order_by_saving,
+    reload_from_memory,
+    shorter_interval,
+    waterfall,
+)
+
+minutes = st.floats(min_value=0.0, max_value=120.0, allow_nan=False)
+rates = st.floats(min_value=0.01, max_value=50.0, allow_nan=False)
+
+
+@st.composite
+def budgets(draw, write=True):
+    stages = RestartStages(
+        detect=draw(minutes), reschedule=draw(minutes), reload=draw(minutes),
+        rewind=draw(st.floats(min_value=0.01, max_value=120.0)),
+    )
+    delta = draw(st.floats(min_value=0.0, max_value=5.0)) if write else 0.0
+    return RestartBudget(draw(rates), stages, delta)
+
+
+# ----- the baseline: the question's numbers -----
+def test_baseline_reproduces_the_question():
+    s = Scenario()
+    b = baseline_budget(s)
+    assert b.minutes_per_day == pytest.approx(s.minutes_lost_per_day) == pytest.approx(30.0)
+    assert b.fraction_of_day == pytest.approx(s.loss_fraction)
+    assert round(100 * b.fraction_of_day, 2) == 2.08
+    assert b.stages.total == pytest.approx(s.minutes_per_restart)
+    assert b.write_minutes_per_day == 0.0
+
+
+def test_baseline_stages_from_data():
+    src = rs.stage_sources()
+    st_ = baseline_stages()
+    assert st_.detect == pytest.approx(src["detect"].minutes) == pytest.approx(5.0)
+    assert st_.reload == pytest.approx(129.5 / 60)
+    assert st_.rewind == Scenario().checkpoint_interval_min / 2
+    assert st_.reschedule == pytest.approx(15 - 5 - 129.5 / 60 - 5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    restarts=st.floats(min_value=0.1, max_value=20),
+    per_restart=st.floats(min_value=15, max_value=60),
+    frac=st.floats(min_value=0.01, max_value=0.5),
+)
+def test_baseline_follows_any_scenario(restarts, per_restart, frac):
+    s = Scenario(restarts_per_day=restarts, minutes_per_restart=per_restart, checkpoint_interval_min=2 * frac * per_restart)
+    b = baseline_budget(s)
+    assert b.minutes_per_day == pytest.approx(s.minutes_lost_per_day)
+    assert b.fraction_of_day == pytest.approx(s.loss_fraction)
+
+
+def test_baseline_rejects_negative_remainder():
+    s = Scenario(minutes_per_restart=10, checkpoint_interval_min=10)  # 5 + 2.16 + 5 > 10
+    with pytest.raises(ValueError, match="minutes_per_restart"):
+        baseline_stages(s)
+
+
+# ----- stages and budget -----
+@settings(max_examples=60, deadline=None)
+@given(budgets())
+def test_breakdown_sums_to_total(b):
+    parts = b.breakdown()
+    assert list(parts) == [*STAGES, "write"]
+    assert sum(parts.values()) == pytest.approx(b.minutes_per_day, rel=1e-12, abs=1e-12)
+    assert b.fraction_of_day == pytest.approx(b.minutes_per_day / MINUTES_PER_DAY)
+    assert sum(b.stages.as_dict().values()) == pytest.approx(b.stages.total)
+
+
+@settings(max_examples=40, deadline=None)
+@given(budgets())
+def test_matches_first_order_waste_model(b):
+    # delta/tau + (tau/2 + R)/M, written out here so the test does not depend on course_lib.interval
+    tau, delta, m, r = b.interval_min, b.write_cost_min, b.mtbf_min, b.stages.restart_cost
+    assert b.fraction_of_day == pytest.approx(delta / tau + (tau / 2 + r) / m, rel=1e-12)
+
+
+def test_matches_interval_module_when_present():
+    interval = pytest.importorskip("course_lib.interval")
+    b = baseline_budget().with_write_cost(0.05)
+    assert b.fraction_of_day == pytest.approx(
+        interval.waste_fraction(b.interval_min, b.write_cost_min, b.mtbf_min, b.stages.restart_cost), rel=1e-12
+    )
+    assert rs.young_interval_min(0.05, 720.0) == pytest.approx(interval.young_interval(0.05, 720.0), rel=1e-12)
+
+
+def test_copies():
+    b = baseline_budget()
+    b2 = b.with_stages(detect=1.0)
+    assert b2.stages.detect == 1.0 and b.stages.detect == 5.0
+    assert b2.stages.reschedule == b.stages.reschedule
+    b3 = b.with_failures_per_day(4)
+    assert b3.minutes_per_day == pytest.approx(2 * b.minutes_per_day)
+    assert b.with_write_cost(0.1).write_minutes_per_day == pytest.approx(0.1 * MINUTES_PER_DAY / b.interval_min)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+@pytest.mark.parametrize("bad", [-1.0, math.nan, math.inf, "5", None, True])
+def test_stages_reject_bad_values(stage, bad):
+    kw = dict.fromkeys(STAGES, 1.0)
+    kw[stage] = bad
+    with pytest.raises(ValueError, match=stage):
+        RestartStages(**kw)
+
+
+@pytest.mark.parametrize("bad", [0, -2, math.nan, math.inf])
+def test_budget_rejects_bad_failures(bad):
+    with pytest.raises(ValueError, match="failures_per_day"):
+        RestartBudget(bad, baseline_stages())
+
+
+def test_budget_rejects_bad_write_cost_and_stages():
+    with pytest.raises(ValueError, match="write_cost_min"):
+        RestartBudget(2, baseline_stages(), -0.1)
+    with pytest.raises(ValueError, match="write_cost_min"):
+        RestartBudget(2, baseline_stages().replace(rewind=0.0), 0.1)
+    with pytest.raises(ValueError, match="stages"):
+        RestartBudget(2, {"detect": 1})
+    with pytest.raises(ValueError, match="stage"):
+        baseline_budget().with_stages(detekt=1.0)
+
+
+def test_frozen():
+    b = baseline_budget()
+    with pytest.raises(AttributeError):
+        b.failures_per_day = 3  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        b.stages.detect = 0  # type: ignore[misc]
+
+
+# ----- sourced lever numbers -----
+def test_lever_numbers_come_from_data():
+    inp = rs.lever_inputs()
+    assert inp["heartbeat_check_interval"].minutes == pytest.approx(5 / 60)
+    assert inp["hot_spare_init"].minutes == pytest.approx(0.5)
+    assert rs.shard_gb(4096) == pytest.approx(405e9 * 16 / 4096 / 1e9)
+    assert round(rs.shard_gb(4096), 1) == 1.6  # facts.md section 7
+    assert rs.memory_copy_min(4096) * 60 == pytest.approx(rs.shard_gb(4096) / 55)
+    for sv in inp.values():
+        assert sv.source and sv.basis and sv.label in {"P", "Q", "D"}
+
+
+def test_default_levers_carry_sources_and_stages():
+    levers = default_levers()
+    assert [lv.stage for lv in levers] == list(STAGES)
+    assert all(lv.source and lv.description for lv in levers)
+    assert "MegaScale" in levers[1].source and "Resiliency" in levers[0].source
+
+
+def test_default_levers_follow_the_fleet():
+    # a bigger fleet has smaller shards, so the memory reload is faster
+    small, big = default_levers(Scenario(n_gpus=1024)), default_levers(Scenario(n_gpus=16384))
+    b = baseline_budget()
+    assert big[2](b).stages.reload == pytest.approx(small[2](b).stages.reload / 16)
+
+
+# ----- levers: only their own stage, never worse -----
+def _stage_levers():
+    return [
+        ("detect", heartbeat_detection, "detect_min"),
+        ("reschedule", hot_spare_restart, "reschedule_min"),
+        ("reload", reload_from_memory, "reload_min"),
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(budgets(), st.one_of(st.none(), minutes))
+def test_stage_levers_touch_only_their_stage_and_never_hurt(b, value):
+    for stage, fn, kw in _stage_levers():
+        after = fn(b, **({} if value is None else {kw: value}))
+        for other in STAGES:
+            if other != stage:
+                assert getattr(after.stages, other) == getattr(b.stages, other)
+        assert after.failures_per_day == b.failures_per_day and after.write_cost_min == b.write_cost_min
+        assert getattr(after.stages, stage) <= getattr(b.stages, stage)
+        assert after.minutes_per_day <= b.minutes_per_day + 1e-12
+        if value is not None:
+            assert getattr(after.stages, stage) == min(value, getattr(b.stages, stage))
+
+
+@settings(max_examples=60, deadline=None)
+@given(budgets(write=False), st.floats(min_value=0.01, max_value=240))
+def test_shorter_interval_free_write_touches_only_rewind_and_never_hurts(b, tau):
+    after = shorter_interval(b, interval_min=tau)
+    assert after.stages.replace(rewind=b.stages.rewind) == b.stages
+    assert after.stages.rewind == min(b.stages.rewind, tau / 2)
+    assert after.minutes_per_day <= b.minutes_per_day + 1e-12
+
+
+def test_shorter_interval_reports_write_cost():
+    b = baseline_budget()
+    after = shorter_interval(b, interval_min=2.0, write_cost_min=0.01)
+    assert after.breakdown()["write"] == pytest.approx(0.01 * MINUTES_PER_DAY / 2.0)
+    assert after.breakdown()["rewind"] == pytest.approx(b.failures_per_day * 1.0)
+    # an expensive write makes a short interval worse than the baseline: the lever is honest
+    worse = shorter_interval(b, interval_min=1.0, write_cost_min=1.0)
+    assert worse.minutes_per_day > b.minutes_per_day
+
+
+@settings(max_examples=40, deadline=None)
+@given(rates, st.floats(min_value=1e-4, max_value=1.0))
+def test_shorter_interval_default_is_young_and_optimal(lam, delta):
+    b = RestartBudget(lam, RestartStages(1, 1, 1, 10 * MINUTES_PER_DAY))  # rewind long enough never to bind
+    after = shorter_interval(b, write_cost_min=delta)
+    tau = after.interval_min
+    assert tau == pytest.approx(math.sqrt(2 * delta * MINUTES_PER_DAY / lam))
+    # first-order optimum: write and rewind minutes per day are equal, and a step either way costs more
+    assert after.breakdown()["write"] == pytest.approx(after.breakdown()["rewind"])
+    for f in (0.9, 1.1):
+        assert shorter_interval(b, interval_min=f * tau, write_cost_min=delta).minutes_per_day > after.minutes_per_day
+
+
+def test_lever_rejections_name_the_parameter():
+    b = baseline_budget()
+    for fn, kw in [(heartbeat_detection, "detect_min"), (hot_spare_restart, "reschedule_min"), (reload_from_memory, "reload_min")]:
+        with pytest.raises(ValueError, match=kw):
+            fn(b, **{kw: -1.0})
+    with pytest.raises(ValueError, match="interval_min"):
+        shorter_interval(b, interval_min=0.0)
+    with pytest.raises(ValueError, match="write_cost_min"):
+        shorter_interval(b, interval_min=1.0, write_cost_min=-1.0)
+    with pytest.raises(ValueError, match="write_cost_min"):
+        shorter_interval(b)  # no write cost, no interval: Young's optimum is undefined
+    with pytest.raises(ValueError, match="n_gpus"):
+        rs.shard_gb(0)
+    with pytest.raises(ValueError, match="direction"):
+        rs.memory_copy_min(4096, "disk")
+    with pytest.raises(ValueError, match="stage"):
+        Lever("x", "lunch", "", "", lambda b: b)
+
+
+# ----- ordering and the waterfall -----
+def test_apply_levers_sequence():
+    b = baseline_budget()
+    levers = default_levers()
+    seq = apply_levers(b, levers)
+    assert len(seq) == len(levers) + 1 and seq[0] is b
+    assert all(x.minutes_per_day >= y.minutes_per_day for x, y in zip(seq, seq[1:]))
+
+
+def _fixed(name, stage, minutes_):
+    return Lever(name, stage, "", "test", lambda b, s=stage, m=minutes_: b.with_stages(**{s: min(m, getattr(b.stages, s))}))
+
+
+@settings(max_examples=40, deadline=None)
+@given(budgets(), st.lists(st.tuples(st.sampled_from(STAGES), minutes), min_size=1, max_size=5))
+def test_order_by_saving_is_greedy(b, specs):
+    levers = [_fixed(f"L{i}", s, m) for i, (s, m) in enumerate(specs)]
+    ordered = order_by_saving(b, levers)
+    assert sorted(lv.name for lv in ordered) == sorted(lv.name for lv in levers)
+    current, remaining = b, list(levers)
+    for lever in ordered:
+        best = max(lv.saving(current) for lv in remaining)
+        assert lever.saving(current) == pytest.approx(best, abs=1e-12)
+        remaining.remove(lever)
+        current = lever(current)
+
+
+def test_order_by_saving_beats_every_order_at_each_step_on_defaults():
+    b = baseline_budget()
+    levers = default_levers()
+    ordered = order_by_saving(b, levers)
+    # "largest first": the first saving is the largest any single lever achieves
+    assert ordered[0].saving(b) == pytest.approx(max(lv.saving(b) for lv in levers))
+    # every order ends at the same budget (the stage levers commute), so only the path differs
+    ends = {round(apply_levers(b, perm)[-1].minutes_per_day, 9) for perm in itertools.permutations(levers)}
+    assert len(ends) == 1
+    steps = waterfall(b, levers)
+    savings = [s.saved_minutes_per_day for s in steps]
+    assert savings == sorted(savings, reverse=True)
+    assert sum(savings) == pytest.approx(b.minutes_per_day - steps[-1].after.minutes_per_day)
+    assert [s.lever.stage for s in steps[:2]] == ["detect", "rewind"]  # detection and rewind dominate
+
+
+def test_order_ties_keep_input_order():
+    b = baseline_budget()
+    a, c = _fixed("a", "detect", 0.0), _fixed("c", "detect", 0.0)
+    assert [lv.name for lv in order_by_saving(b, [a, c])] == ["a", "c"]
+
+
+def test_maths_module_imports_no_screen_or_torch():
+    code = "import sys, course_lib.restart; bad = {'matplotlib', 'ipywidgets', 'torch'} & set(sys.modules); print(sorted(bad))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
