@@ -250,3 +250,17 @@ def test_non_positive_or_non_finite_fleet_inputs_rejected(bad):
     ]:
         with pytest.raises(ValueError, match=rf"^{name}\b"):
             call()
+
+
+# ---------------------------------------------------------------- notebook 02's dashboard
+def test_fleet_widget_shows_the_tested_summary():
+    from course_lib.widgets import fleet
+
+    text = fleet.fleet_summary(4096, 5e-4)
+    assert text == "4,096 GPUs at 5.00e-04 failures per GPU-day: 2.05 failures per day, fleet MTBF 11.7 h"
+    w = fleet.fleet_result_widget(4096, 5e-4)
+    assert "course-result" in w._dom_classes and text in w.value
+    controls = fleet.fleet_controls(4096, 5e-4)
+    assert all(not c.continuous_update for c in controls.values())
+    with pytest.raises(ValueError, match="^n_gpus"):
+        fleet.fleet_summary(0, 5e-4)
