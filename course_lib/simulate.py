@@ -1,0 +1,318 @@
+"""Monte Carlo of one training job under failures with periodic checkpoints (notebook 04 checks the maths with it).
+
+The model is Daly's complete model (:mod:`course_lib.interval`), simulated event by event:
+
+- the job needs ``work`` of useful work, cut into segments of ``interval`` useful work, each
+  followed by a checkpoint write of ``write_cost`` (the last segment may be shorter:
+  :func:`course_lib.interval.split_work`; it also ends with a write);
+- failures form a renewal process: the times between failures are independent draws from an
+  exponential or a Weibull(``shape``) distribution whose mean is ``mtbf`` (the Weibull scale is
+  ``mtbf / Gamma(1 + 1/shape)``), and the failure clock restarts at every failure;
+- a failure during work or during a checkpoint write loses the whole segment (back to the last
+  completed checkpoint); then a restart of length ``restart`` must run failure-free: a failure
+  during the restart restarts the restart.
+
+Each run's wall time splits into ``useful`` (= work), ``checkpoint`` (completed writes),
+``rewound`` (time in segments that a failure then erased, partial writes included) and
+``restart`` (all time in restarts, interrupted ones included).
+
+Vectorization: every run consumes exactly one inter-failure time per *round*. In one round all
+active runs, as numpy arrays, finish the restart in progress (or fail in it), then complete as
+many whole segments as the remaining time allows (``floor(time / segment)``, no loop over
+segments), and either finish the job or fail inside a segment. The Python loop is over rounds
+(about the largest number of failures of any run), never over runs or events. To keep each
+round to a dozen array passes it tracks only the segments left, the clock and the interrupted
+restarts; the rewound time is what remains of the wall time. :func:`simulate_job_reference`
+accumulates every part separately, and the tests check the two agree run by run.
+
+Common random numbers: the inter-failure time that run ``i`` uses in round ``k`` is element
+``[k, i]`` of a fixed stream (drawn in blocks of whole rows, for every run, whether or not it is
+still active), so with the same ``seed`` and ``n_runs`` every run sees the *same failure
+process* whatever the interval, write cost or restart cost. Comparisons across intervals then
+differ only through the model, which is how notebook 04 and the tests find the simulated optimum.
+:func:`simulate_job_reference` is the straightforward per-event loop over the same stream.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validate import check_choice, check_int_non_negative, check_int_positive, check_non_negative, check_positive
+from .interval import split_work
+
+__all__ = ["SimulationResult", "simulate_job", "simulate_job_reference", "weibull_scale", "DISTRIBUTIONS"]
+
+DISTRIBUTIONS = ("exponential", "weibull")
+MAX_ROUNDS = 2_000_000
+
+
+def weibull_scale(mtbf: float, shape: float) -> float:
+    """Weibull scale whose mean is ``mtbf``: ``mtbf / Gamma(1 + 1/shape)``."""
+    mtbf = check_positive("mtbf", mtbf)
+    shape = check_positive("shape", shape)
+    return mtbf / math.gamma(1.0 + 1.0 / shape)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per-run arrays (one entry per simulated run) and the parameters that produced them."""
+
+    wall: np.ndarray
+    useful: np.ndarray
+    checkpoint: np.ndarray
+    rewound: np.ndarray
+    restart: np.ndarray
+    failures: np.ndarray  # failures during work or a write (each one rewinds a segment)
+    restart_failures: np.ndarray  # failures during a restart (each one restarts the restart)
+    params: dict = field(default_factory=dict)
+
+    FIELDS = ("wall", "useful", "checkpoint", "rewound", "restart", "failures", "restart_failures")
+
+    @property
+    def n_runs(self) -> int:
+        return int(self.wall.size)
+
+    def _field(self, name: str) -> np.ndarray:
+        if name == "waste":
+            return self.waste()
+        check_choice("field", name, self.FIELDS + ("waste",))
+        return np.asarray(getattr(self, name), dtype=float)
+
+    def mean(self, field: str = "wall") -> float:
+        """Mean over runs of ``field`` (any array attribute, or ``"waste"``)."""
+        return float(np.mean(self._field(field)))
+
+    def stderr(self, field: str = "wall") -> float:
+        """Standard error of :meth:`mean`: sample standard deviation / sqrt(n_runs)."""
+        x = self._field(field)
+        return float(np.std(x, ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+
+    def waste(self) -> np.ndarray:
+        """Per-run waste, ``wall / useful - 1`` (time lost per unit of useful work)."""
+        return self.wall / self.useful - 1.0
+
+    def breakdown(self) -> dict:
+        """Mean of each part of the wall time: {useful, checkpoint, rewound, restart}."""
+        return {k: self.mean(k) for k in ("useful", "checkpoint", "rewound", "restart")}
+
+
+class _Stream:
+    """Inter-failure times. ``row(k)``: every run's draw for round k (common random numbers);
+    ``fresh(m)``: m new draws for the active runs only (``common_random_numbers=False``).
+
+    Rows are drawn in blocks of whole rows; numpy fills arrays in order, so the values do not
+    depend on the block size (row k is always draws k*n .. k*n + n - 1 of the stream).
+    """
+
+    def __init__(self, rng, n_runs, distribution, mtbf, shape, keep=False):
+        self.rng, self.n, self.dist, self.keep = rng, n_runs, distribution, keep
+        self.shape = shape
+        self.scale = weibull_scale(mtbf, shape) if distribution == "weibull" else mtbf
+        self.block_rows = max(1, min(16, 65536 // n_runs))
+        self.blocks: list[np.ndarray] = []
+        self.first = 0  # index of the first row held
+        self.drawn = 0  # values drawn in all
+
+    def _draw(self, size) -> np.ndarray:
+        if self.dist == "exponential":
+            x = self.rng.standard_exponential(size)
+        else:
+            x = self.rng.weibull(self.shape, size)
+        x *= self.scale
+        self.drawn += x.size
+        return x
+
+    def fresh(self, m: int) -> np.ndarray:
+        return self._draw(m)
+
+    def row(self, k: int) -> np.ndarray:
+        while k >= self.first + self.block_rows * len(self.blocks):
+            block = self._draw((self.block_rows, self.n))
+            if self.keep:
+                self.blocks.append(block)
+            else:
+                self.first += self.block_rows * len(self.blocks)
+                self.blocks = [block]
+        b, i = divmod(k - self.first, self.block_rows)
+        return self.blocks[b][i]
+
+
+def _validated(work, interval, write_cost, mtbf, restart, n_runs, distribution, shape, seed):
+    p = dict(
+        work=check_positive("work", work),
+        interval=check_positive("interval", interval),
+        write_cost=check_positive("write_cost", write_cost),
+        mtbf=check_positive("mtbf", mtbf),
+        restart=check_non_negative("restart", restart),
+        n_runs=check_int_positive("n_runs", n_runs),
+        distribution=check_choice("distribution", distribution, DISTRIBUTIONS),
+        shape=check_positive("shape", shape),
+    )
+    if isinstance(seed, np.random.Generator):
+        rng = seed
+        p["seed"] = None
+    else:
+        p["seed"] = check_int_non_negative("seed", seed)
+        rng = np.random.default_rng(p["seed"])
+    return p, rng
+
+
+def simulate_job(
+    work,
+    interval,
+    write_cost,
+    mtbf,
+    restart=0.0,
+    *,
+    n_runs: int = 10_000,
+    distribution: str = "exponential",
+    shape: float = 1.0,
+    seed=0,
+    common_random_numbers: bool = True,
+) -> SimulationResult:
+    """Simulate ``n_runs`` independent runs of one job; vectorized over runs (see the module doc).
+
+    Parameters are in one time unit (the course: minutes). ``distribution`` is ``"exponential"``
+    or ``"weibull"`` (with ``shape``; shape < 1 means clustered, infant-mortality failures); the
+    mean time between failures is ``mtbf`` either way. ``seed`` is an int (reproducible) or a
+    ``numpy.random.Generator``. With ``common_random_numbers`` (the default) run ``i`` sees the
+    same failure process for any interval, write cost or restart cost (same seed and
+    ``n_runs``), at the price of drawing a whole row of the stream per round; ``False`` draws
+    only for the runs still going (faster; :func:`simulate_job_reference` then no longer
+    reproduces the runs).
+    """
+    p, rng = _validated(work, interval, write_cost, mtbf, restart, n_runs, distribution, shape, seed)
+    p["common_random_numbers"] = bool(common_random_numbers)
+    n_full, rem = split_work(p["work"], p["interval"])
+    delta, R = p["write_cost"], p["restart"]
+    seg = p["interval"] + delta
+    seg_last = rem + delta if rem > 0 else 0.0
+    n_seg = n_full + (1 if rem > 0 else 0)
+    n = p["n_runs"]
+    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"])
+
+    # results, by run
+    wall = np.empty(n)
+    rfail_time_out = np.zeros(n)
+    rfail_out = np.zeros(n, dtype=np.int64)
+    last_round = np.empty(n, dtype=np.int64)
+    # state of the runs in `ids` (runs that finished stay, marked remaining = -1, until compaction)
+    ids = np.arange(n)
+    remaining = np.full(n, float(n_full))  # whole segments still to complete
+    clock = np.zeros(n)  # sum of the inter-failure times drawn so far
+    rfail_time = np.zeros(n)  # time in restarts that a failure interrupted
+    rfail = np.zeros(n, dtype=np.int64)
+    stale = 0
+    k_round = 0
+    while ids.size:
+        d = stream.row(k_round)[ids] if common_random_numbers else stream.fresh(ids.size)
+        if k_round == 0:  # the job starts without a restart
+            avail = d
+            r_used = 0.0
+        else:  # a restart first; it fails when the next failure comes sooner (avail < 0)
+            avail = d - R
+            r_used = R
+            if R > 0:
+                failed = avail < 0
+                rfail_time += d * failed
+                rfail += failed
+        kseg = np.floor(avail / seg)  # whole segments this draw covers ...
+        np.minimum(kseg, remaining, out=kseg)  # ... no more than the job has left
+        np.maximum(kseg, 0.0, out=kseg)
+        remaining -= kseg
+        done = remaining == 0
+        if rem > 0:  # the short last segment must fit too
+            done &= (avail - kseg * seg) >= seg_last
+        clock += d
+        if done.any():
+            idx = np.flatnonzero(done)
+            fin = ids[idx]
+            wall[fin] = clock[idx] - d[idx] + (r_used + kseg[idx] * seg + seg_last)
+            rfail_time_out[fin] = rfail_time[idx]
+            rfail_out[fin] = rfail[idx]
+            last_round[fin] = k_round
+            remaining[idx] = -1.0  # finished: never "done" again
+            stale += idx.size
+            if 8 * stale > ids.size:
+                keep = remaining >= 0
+                ids, remaining, clock, rfail_time, rfail = (a[keep] for a in (ids, remaining, clock, rfail_time, rfail))
+                stale = 0
+        k_round += 1
+        if k_round > MAX_ROUNDS:
+            raise RuntimeError(
+                f"simulation did not finish within {MAX_ROUNDS} failures per run: the segment "
+                f"interval + write_cost = {seg:g} is too long for mtbf = {p['mtbf']:g}"
+            )
+    failures = last_round - rfail_out  # every round after the first starts with a restart attempt
+    restart_time = failures * R + rfail_time_out
+    checkpoint = np.full(n, n_seg * delta)
+    useful = np.full(n, p["work"])
+    rewound = np.maximum(wall - useful - checkpoint - restart_time, 0.0)
+    p.update(n_full=n_full, remainder=rem, rounds=k_round, drawn=stream.drawn)
+    return SimulationResult(wall, useful, checkpoint, rewound, restart_time, failures, rfail_out, p)
+
+
+def simulate_job_reference(
+    work,
+    interval,
+    write_cost,
+    mtbf,
+    restart=0.0,
+    *,
+    n_runs: int = 100,
+    distribution: str = "exponential",
+    shape: float = 1.0,
+    seed=0,
+) -> SimulationResult:
+    """The same model as :func:`simulate_job` as a straightforward per-event Python loop.
+
+    One loop iteration per event (a completed segment, a failure, a completed or failed
+    restart), run after run, over the same stream of inter-failure times, so with the same
+    seed it reproduces :func:`simulate_job` run for run (up to rounding). Slow on purpose: the
+    test suite's cross-check and the benchmark's baseline (benchmarks/simulate_bench.py).
+    """
+    p, rng = _validated(work, interval, write_cost, mtbf, restart, n_runs, distribution, shape, seed)
+    n_full, rem = split_work(p["work"], p["interval"])
+    delta, R = p["write_cost"], p["restart"]
+    lengths = [p["interval"] + delta] * n_full + ([rem + delta] if rem > 0 else [])
+    n = p["n_runs"]
+    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"], keep=True)
+    out = {k: np.zeros(n) for k in ("wall", "rewound", "restart")}
+    fails = np.zeros(n, dtype=np.int64)
+    rfails = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        ttf = float(stream.row(k)[i])
+        clock = rewound = rst = 0.0
+        nf = nr = 0
+        s = 0
+        while s < len(lengths):
+            length = lengths[s]
+            if ttf >= length:  # the segment and its write complete
+                ttf -= length
+                clock += length
+                s += 1
+                continue
+            clock += ttf  # failure inside the segment: it is lost
+            rewound += ttf
+            nf += 1
+            while True:  # restart until one completes failure-free
+                k += 1
+                ttf = float(stream.row(k)[i])
+                if ttf >= R:
+                    ttf -= R
+                    clock += R
+                    rst += R
+                    break
+                clock += ttf
+                rst += ttf
+                nr += 1
+        out["wall"][i], out["rewound"][i], out["restart"][i] = clock, rewound, rst
+        fails[i], rfails[i] = nf, nr
+    n_seg = len(lengths)
+    p.update(n_full=n_full, remainder=rem)
+    return SimulationResult(
+        out["wall"], np.full(n, p["work"]), np.full(n, n_seg * delta), out["rewound"], out["restart"], fails, rfails, p
+    )
