@@ -308,3 +308,25 @@ def test_maths_module_imports_no_screen_or_torch():
     code = "import sys, course_lib.restart; bad = {'matplotlib', 'ipywidgets', 'torch'} & set(sys.modules); print(sorted(bad))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_plots_draw_the_waterfall():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from course_lib.plots.restart import stage_bar, waterfall_chart
+
+    b = baseline_budget()
+    steps = waterfall(b, default_levers())
+    ax = waterfall_chart(steps)
+    heights = [p.get_height() for p in ax.patches]
+    assert heights[0] == pytest.approx(100 * b.fraction_of_day)
+    assert heights[1:-1] == pytest.approx([100 * s.saved_fraction_of_day for s in steps])
+    assert heights[-1] == pytest.approx(100 * steps[-1].after.fraction_of_day)
+    ax2 = stage_bar({"baseline": b, "after": steps[-1].after})
+    assert sum(p.get_width() for p in ax2.patches) == pytest.approx(b.minutes_per_day + steps[-1].after.minutes_per_day)
+    with pytest.raises(ValueError, match="steps"):
+        waterfall_chart([])
+    plt.close("all")

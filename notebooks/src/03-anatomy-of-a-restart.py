@@ -1,0 +1,294 @@
+# %% [markdown]
+# # 03 · Anatomy of a restart: where the 15 minutes go, and which lever wins them back
+#
+# **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
+# about 15 minutes each). Fix it, and say where the floor is.* Notebook 00 named the four stages of
+# a restart. This notebook puts sourced numbers on each stage, turns them into a daily budget, and
+# applies the four levers the field uses (heartbeats, hot spares, in-memory reload, a shorter
+# interval), largest saving first, to see how far the 2 % falls.
+#
+# **Learning objectives**
+# - Split the question's 15 minutes into detection, rescheduling, reload and rewound work, each with a cited source.
+# - Compute what each lever saves in minutes per day, and why the savings simply add up.
+# - Explain why detection and rewind dominate at the defaults, and why a shorter interval is only as good as its write cost.
+#
+# **Time:** 25 minutes. **Prerequisites:** notebook 00 (the `Scenario`: two restarts a day, 15 minutes
+# each, a 10-minute baseline checkpoint interval).
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# Parameters (papermill may override; None keeps the course's Scenario value)
+n_gpus = None
+restarts_per_day = None
+minutes_per_restart = None
+checkpoint_interval_min = None
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import sympy as sp
+
+from course_lib import MINUTES_PER_DAY, Scenario, ledger
+from course_lib import restart as rs
+from course_lib.plots.restart import stage_bar, waterfall_chart
+
+scenario = Scenario().replace(
+    n_gpus=n_gpus,
+    restarts_per_day=restarts_per_day,
+    minutes_per_restart=minutes_per_restart,
+    checkpoint_interval_min=checkpoint_interval_min,
+)
+scenario
+
+# %% [markdown]
+# ## 1. Four stages, four sources
+#
+# **Predict first:** of the 15 minutes, which stage do you think is the largest: noticing the
+# failure, restarting the job, reading the checkpoint back, or redoing the lost steps?
+#
+# Where each number comes from (all loaded from `data/restart_stages.csv`, cited per row there):
+# - **detection**: one health-check period; a failed node is noticed at the next check
+#   (Kokolis et al., *Revisiting Reliability in Large-Scale ML Research Clusters*, HPCA 2025, health
+#   checks on Meta's RSC clusters; MegaScale, NSDI 2024, reports detection within minutes too).
+# - **reload**: loading a frontier-size checkpoint from a distributed file system (ByteCheckpoint, NSDI 2025, Table 8).
+# - **rewound work**: on average half the checkpoint interval (notebook 00; the course's assumed baseline interval).
+# - **rescheduling**: what the question's 15 minutes leave once the other three are paid: teardown,
+#   replacing the node, starting processes and rebuilding communicators.
+
+# %%
+sources = rs.stage_sources()
+for stage, sv in sources.items():
+    print(f"{stage:8s} {sv.value:g} {sv.unit:4s} ({sv.label}) {sv.basis}")
+    print(f"{'':8s} source: {sv.source}")
+
+# %%
+budget = rs.baseline_budget(scenario)
+stages = budget.stages
+print(f"{'stage':11s} {'min/restart':>11s} {'min/day':>8s} {'share':>6s}")
+for stage, per_day in budget.breakdown().items():
+    if stage == "write":
+        continue
+    print(f"{stage:11s} {getattr(stages, stage):11.2f} {per_day:8.2f} {per_day / budget.minutes_per_day:6.1%}")
+print(f"{'total':11s} {stages.total:11.2f} {budget.minutes_per_day:8.2f} {1:6.0%}")
+print(f"\nloss: {budget.minutes_per_day:.1f} of {MINUTES_PER_DAY} minutes = {budget.fraction_of_day:.2%} of the day")
+assert abs(stages.total - scenario.minutes_per_restart) < 1e-12
+assert abs(budget.fraction_of_day - scenario.loss_fraction) < 1e-12
+
+# %% [markdown]
+# The split reproduces the question's 2 % exactly, because the rescheduling stage is defined as the
+# remainder. Detection and rewound work are the two largest pieces; both are *waiting*: the job
+# waits for the next check to notice, and it waits to recompute the steps since the last checkpoint.
+# Neither is hard work; both are set by a period someone chose.
+
+# %%
+fig, ax = plt.subplots(figsize=(7.0, 1.8))
+stage_bar({"baseline": budget}, ax=ax)
+ax.set_title(f"Two restarts a day at {stages.total:g} min each", pad=28)
+plt.show()
+
+# %% [markdown]
+# ## 2. The algebra of the budget
+#
+# With failures at rate $\lambda$ per day, stages $D$ (detect), $S$ (reschedule), $L$ (reload), a
+# checkpoint interval $\tau$ (mean rewind $\tau/2$) and a blocking write cost $\delta$ per checkpoint,
+# the minutes lost per day of $T$ minutes are
+# $$W = \lambda\,(D + S + L + \tau/2) + \delta\,T/\tau .$$
+# The question's 2 % counts restarts only, so the baseline has $\delta = 0$. **Predict:** does it
+# matter in which order the levers are applied?
+
+# %%
+lam, D, S, L, tau, delta, T = sp.symbols("lambda D S L tau delta T", positive=True)
+W = lam * (D + S + L + tau / 2) + delta * T / tau
+
+# each minute of a stage costs lambda minutes a day, whatever the other stages are
+assert all(sp.diff(W, x) == lam for x in (D, S, L))
+assert all(sp.diff(W, x, y) == 0 for x, y in [(D, S), (D, L), (S, L), (D, tau), (S, tau), (L, tau)])
+# the interval trades rewind against writes: Young's optimum sqrt(2 delta M), M = T / lambda
+tau_star = sp.solve(sp.diff(W, tau), tau)[0]
+M = T / lam
+assert sp.simplify(tau_star - sp.sqrt(2 * delta * M)) == 0
+display_pairs = {"dW/dD": sp.diff(W, D), "d2W/dD dS": sp.diff(W, D, S), "tau*": tau_star}
+for name, expr in display_pairs.items():
+    print(f"{name:10s} = {expr}")
+
+# the symbolic budget equals course_lib's at the baseline
+values = {lam: budget.failures_per_day, D: stages.detect, S: stages.reschedule, L: stages.reload,
+          tau: budget.interval_min, delta: budget.write_cost_min, T: MINUTES_PER_DAY}
+assert abs(float(W.subs(values)) - budget.minutes_per_day) < 1e-9
+
+# %% [markdown]
+# The mixed derivatives vanish: the stage levers do not interact, so every order of applying them
+# ends at the same budget, and "largest first" is simply the order that wins the most soonest. The
+# interval is the exception: it has a price ($\delta T/\tau$), and notebook 04 derives its optimum.
+#
+# ## 3. Check by simulation: many failure days
+#
+# The budget is a mean. Failures arrive at random (Poisson, rate $\lambda$ per day) and each one
+# strikes at a uniformly random moment of a checkpoint interval, so the rewind is uniform on
+# $[0, \tau]$. **Predict:** over many simulated days, how close does the mean loss come to the budget?
+
+# %%
+n_days = 200_000
+failures = rng.poisson(budget.failures_per_day, size=n_days)
+rewinds = rng.uniform(0.0, budget.interval_min, size=failures.sum())
+day_of = np.repeat(np.arange(n_days), failures)
+lost = failures * stages.restart_cost + np.bincount(day_of, weights=rewinds, minlength=n_days)
+mean, se = lost.mean(), lost.std(ddof=1) / np.sqrt(n_days)
+print(f"simulated: {mean:.2f} +- {se:.2f} min/day over {n_days:,} days")
+print(f"budget   : {budget.minutes_per_day:.2f} min/day")
+print(f"within 3 standard errors: {abs(mean - budget.minutes_per_day) < 3 * se}")
+assert abs(mean - budget.minutes_per_day) < 3 * se
+
+# %% [markdown]
+# ## 4. The levers and their sources
+#
+# Each lever replaces a mechanism with a faster one and attacks exactly one stage. The numbers come
+# from `data/levers.csv`, cited per row; those that depend on the fleet (the shard per GPU) are
+# computed for this scenario:
+# - **heartbeat detection**: a rank monitor beside every rank checks it every few seconds (NVIDIA
+#   Resiliency Extension, `FaultToleranceConfig`), instead of the next cluster health check or, worse,
+#   a collective that hangs until its timeout (PyTorch `init_process_group`).
+# - **hot-spare restart**: an in-job restart on a spare node that is already up, instead of a re-queue;
+#   MegaScale (NSDI 2024) cut job initialisation to seconds.
+# - **reload from memory**: the checkpoint shard is read back from pinned host memory (GEMINI, SOSP
+#   2023, keeps checkpoints in local and remote host memory) at the bandwidth measured for this course
+#   (facts.md section 7); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020) split over the fleet.
+# - **shorter interval**: an in-memory snapshot makes a write cost milliseconds, so the interval can
+#   shrink to Young's optimum (Young, CACM 1974; notebook 04). The write is not free: it is counted.
+
+# %%
+inputs = rs.lever_inputs()
+timeout, check = inputs["nccl_collective_timeout"], inputs["heartbeat_check_interval"]
+print(f"collective timeout {timeout.minutes:g} min vs heartbeat check {check.minutes * 60:g} s: "
+      f"{timeout.minutes / check.minutes:.0f}x, vs the health check {stages.detect / check.minutes:.0f}x")
+print(f"shard per GPU at {scenario.n_gpus:,} GPUs: {rs.shard_gb(scenario.n_gpus):.2f} GB\n")
+levers = rs.default_levers(scenario)
+for lever in levers:
+    print(f"{lever.name:20s} [{lever.stage}] {lever.description}")
+    print(f"{'':20s} source: {lever.source}")
+
+# %% [markdown]
+# **Predict:** rank the four levers by the minutes per day each saves on its own, before you run the next cell.
+
+# %%
+print(f"{'lever':20s} {'stage':10s} {'before':>7s} {'after':>7s} {'saves min/day':>13s}")
+for lever in levers:
+    after = lever(budget)
+    print(f"{lever.name:20s} {lever.stage:10s} {getattr(stages, lever.stage):7.3f} {getattr(after.stages, lever.stage):7.3f} "
+          f"{lever.saving(budget):13.2f}")
+interval_after = rs.shorter_interval(budget, write_cost_min=rs.memory_copy_min(scenario.n_gpus, "gpu_to_host_pinned"))
+print(f"\nshorter interval: {budget.interval_min:g} min -> {interval_after.interval_min:.2f} min, "
+      f"rewind saves {budget.breakdown()['rewind'] - interval_after.breakdown()['rewind']:.2f} min/day, "
+      f"writes cost {interval_after.breakdown()['write']:.2f} min/day")
+
+# %% [markdown]
+# ## 5. The waterfall, largest first
+#
+# `order_by_saving` applies, at each step, the lever that saves most from the budget as it is then.
+
+# %%
+steps = rs.waterfall(budget, levers)
+print(f"{'step':22s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>7s}")
+print(f"{'baseline':22s} {'':13s} {budget.minutes_per_day:12.2f} {budget.fraction_of_day:7.2%}")
+for step in steps:
+    print(f"+ {step.lever.name:20s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
+          f"{step.after.fraction_of_day:7.2%}")
+final = steps[-1].after
+print(f"\nafter all four levers: {final.fraction_of_day:.2%} of the day ({final.minutes_per_day:.1f} min/day), "
+      f"{budget.minutes_per_day / final.minutes_per_day:.0f}x less than the baseline")
+
+# %%
+ax = waterfall_chart(steps, title=f"{scenario.n_gpus:,} GPUs, {budget.failures_per_day:g} failures a day: each lever, largest first")
+plt.show()
+
+# %%
+fig, ax = plt.subplots(figsize=(7.0, 2.4))
+stage_bar({"baseline": budget, "after levers": final}, ax=ax)
+plt.show()
+
+# %% [markdown]
+# ## 6. Why detection and rewind dominate at the defaults
+#
+# **Predict:** after the levers, which stage is now the largest, and why can no checkpoint trick remove it?
+
+# %%
+shares = {k: v / budget.minutes_per_day for k, v in budget.breakdown().items() if v > 0}
+top_two = sorted(shares, key=shares.get, reverse=True)[:2]
+print("baseline shares: " + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()))
+print(f"the two largest: {top_two[0]} and {top_two[1]}, together {sum(shares[k] for k in top_two):.0%} of the loss")
+final_parts = final.breakdown()
+largest_after = max(final_parts, key=final_parts.get)
+print("after the levers: " + ", ".join(f"{k} {v:.2f}" for k, v in final_parts.items()) + " min/day")
+print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.minutes_per_day:.0%})")
+
+# %% [markdown]
+# Detection and rewound work dominate the baseline because both are set by a *period*: the job waits
+# up to one health-check period to notice a failure, and loses on average half a checkpoint interval
+# of work. Shortening a period is cheap for detection (a heartbeat costs almost nothing) and costs
+# writes for the interval, which is why the interval lever stops at Young's optimum, where rewind and
+# write minutes are equal. What is left is restart work (rescheduling, the hot spare's
+# re-initialisation) and the write/rewind pair: that is notebook 08's floor,
+# $\lambda (D + R) + \sqrt{2 \delta \lambda T}$, which only fewer failures or not restarting the whole
+# job can move.
+#
+# **Try it**
+# - Run the notebook with `restarts_per_day=4` (papermill or the parameters cell): which savings double, and which do not?
+# - Replace the in-memory snapshot by a 1-minute blocking write (`rs.shorter_interval(budget, write_cost_min=1.0)`):
+#   does the shorter interval still pay? At what write cost does it stop paying at the 10-minute baseline interval?
+# - Set `n_gpus=16384`: the shard per GPU shrinks, so what happens to the reload lever?
+#
+# ## 7. Explore: switch levers on and off
+#
+# A static call first (the waterfall for the default levers at twice the failure rate), then the same
+# function with sliders.
+
+# %%
+def show_levers(failures_per_day=2.0, heartbeat=True, hot_spare=True, memory_reload=True, interval=True):
+    chosen = [lv for lv, on in zip(levers, (heartbeat, hot_spare, memory_reload, interval)) if on]
+    start = budget.with_failures_per_day(failures_per_day)
+    if not chosen:
+        print(f"no lever: {start.fraction_of_day:.2%} of the day")
+        return
+    waterfall_chart(rs.waterfall(start, chosen), title=f"{failures_per_day:g} failures a day")
+    plt.show()
+
+
+show_levers(2 * budget.failures_per_day)
+
+# %% tags=["nbval-ignore-output"]
+from ipywidgets import FloatSlider, interact
+
+_ = interact(
+    show_levers,
+    failures_per_day=FloatSlider(value=budget.failures_per_day, min=0.5, max=10.0, step=0.5, continuous_update=False),
+)
+
+# %% [markdown]
+# ## The answer table
+
+# %%
+nb = "03-anatomy-of-a-restart"
+for stage in rs.STAGES:
+    ledger.record(nb, f"stage_{stage}_min", f"{stage} per restart (baseline)", getattr(stages, stage), "min", ".2f")
+ledger.record(nb, "levers_loss_pct", "loss after the four levers of 03", 100 * final.fraction_of_day, "% of the day", ".2f")
+ledger.record(nb, "levers_minutes_per_day", "minutes lost per day after the levers", final.minutes_per_day, "min/day", ".1f")
+print(ledger.table())
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"The {stages.total:g}-minute restart splits into detect {stages.detect:.1f} + reschedule {stages.reschedule:.1f} + "
+    f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and a "
+    f"snapshot-paid shorter interval, largest first ({', '.join(s.lever.name for s in steps)}), take the loss from "
+    f"{budget.fraction_of_day:.2%} to {final.fraction_of_day:.2%} of the day."
+)
+
+# %% [markdown]
+# **Next:** notebook 04 derives the optimal interval $\tau^* = \sqrt{2\delta M}$ that the shorter-interval
+# lever used, and checks it against a simulator.
