@@ -249,7 +249,7 @@ def simulate_job(
     restart_time = failures * R + rfail_time_out
     checkpoint = np.full(n, n_seg * delta)
     useful = np.full(n, p["work"])
-    rewound = np.maximum(wall - useful - checkpoint - restart_time, 0.0)
+    rewound = np.where(failures > 0, np.maximum(wall - useful - checkpoint - restart_time, 0.0), 0.0)
     p.update(n_full=n_full, remainder=rem, rounds=k_round, drawn=stream.drawn)
     return SimulationResult(wall, useful, checkpoint, rewound, restart_time, failures, rfail_out, p)
 

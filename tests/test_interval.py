@@ -1,0 +1,182 @@
+"""course_lib.interval: the first-order derivation symbolically, the exact optimum against Daly's
+optimality condition and numerical minimisation, the estimates against the exact optimum, validation."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import minimize_scalar
+
+from course_lib import interval as iv
+
+ratios = st.floats(min_value=1e-7, max_value=20.0, allow_nan=False, allow_infinity=False)
+mtbfs = st.floats(min_value=1e-2, max_value=1e5, allow_nan=False, allow_infinity=False)
+
+
+# ----- the sympy derivation -----------------------------------------------------------------
+def test_derive_young_symbolically():
+    d = iv.derive_young()
+    tau, delta, M, R = d.tau, d.delta, d.M, d.R
+    assert sp.simplify(d.waste - (delta / tau + (tau / 2 + R) / M)) == 0
+    assert sp.simplify(d.derivative - (-delta / tau**2 + 1 / (2 * M))) == 0
+    assert sp.simplify(d.tau_star - sp.sqrt(2 * delta * M)) == 0
+    assert sp.simplify(d.waste_star - (sp.sqrt(2 * delta / M) + R / M)) == 0
+    assert sp.simplify(d.derivative.subs(tau, d.tau_star)) == 0
+    assert d.second_derivative.is_positive  # a minimum, for every positive delta and M
+    assert R not in d.tau_star.free_symbols  # R drops out of the optimum ...
+    assert R in d.waste_star.free_symbols  # ... but not out of the waste
+
+
+@given(ratio=ratios, m=mtbfs, r=st.floats(0, 0.5))
+def test_young_matches_the_derivation_numerically(ratio, m, r):
+    delta = ratio * m
+    tau = iv.young_interval(delta, m)
+    assert tau == pytest.approx(math.sqrt(2 * delta * m))
+    w = iv.waste_fraction(tau, delta, m, r * m)
+    assert w == pytest.approx(math.sqrt(2 * delta / m) + r, rel=1e-12)
+    for f in (0.9, 1.1):  # a minimum of the first-order waste
+        assert iv.waste_fraction(f * tau, delta, m, r * m) >= w
+
+
+# ----- the exact optimum ----------------------------------------------------------------------
+@given(ratio=ratios, m=mtbfs)
+def test_exact_optimum_solves_dalys_condition(ratio, m):
+    """e^{-eta} + eta = 2 xi^2 + 1 with eta = (tau + delta)/M and xi^2 = delta/(2M)."""
+    delta = ratio * m
+    tau = iv.optimal_interval_exact(delta, m)
+    assert 0 < tau < m
+    eta = (tau + delta) / m
+    # written as e^{-eta} - 1 + eta = delta/M to keep the digits at small delta/M
+    assert math.expm1(-eta) + eta == pytest.approx(delta / m, rel=1e-8, abs=1e-15)
+
+
+@pytest.mark.parametrize("ratio", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 2.0, 10.0])
+@pytest.mark.parametrize("restart", [0.0, 0.2])
+def test_exact_optimum_minimises_expected_wall_time(ratio, restart):
+    m, work = 1.0, 1.0
+    delta = ratio * m
+
+    def per_work(t):  # expected wall time per unit of work for whole intervals (Daly's form)
+        return m * math.exp(restart / m) * math.expm1((t + delta) / m) / t
+
+    tau = iv.optimal_interval_exact(delta, m)
+    best = minimize_scalar(per_work, bounds=(tau / 4, min(4 * tau, 10 * m)), method="bounded", options={"xatol": 1e-12 * tau})
+    assert best.x == pytest.approx(tau, rel=2e-5)
+    assert per_work(tau) <= best.fun * (1 + 1e-12)
+    # and expected_wall_time is Daly's form for whole intervals
+    n = 7
+    assert iv.expected_wall_time(n * tau, tau, delta, m, restart) == pytest.approx(n * tau * per_work(tau), rel=1e-12)
+    assert work > 0
+
+
+def test_exact_optimum_limits():
+    m = 720.0
+    for ratio in (1e-9, 1e-7, 1e-5):  # small delta/M: Young's law
+        assert iv.optimal_interval_exact(ratio * m, m) == pytest.approx(iv.young_interval(ratio * m, m), rel=2 * math.sqrt(ratio))
+    assert iv.optimal_interval_exact(50 * m, m) == pytest.approx(m, rel=1e-12)  # large: tends to M
+
+
+@pytest.mark.parametrize("ratio", [1e-12, 1e-9, 3e-6, 1e-5 * (1 - 1e-9), 1e-5 * (1 + 1e-9), 1e-4, 0.3, 3.0])
+def test_exact_optimum_to_full_precision(ratio):
+    """Against 50-digit Lambert W, on both sides of the switch to the branch-point series."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    m = 3.0
+    ref = m * (1 + mpmath.lambertw(-mpmath.exp(-mpmath.mpf(ratio) - 1)).real)
+    assert iv.optimal_interval_exact(ratio * m, m) == pytest.approx(float(ref), rel=5e-12)
+
+
+def test_daly_estimate_between_young_and_exact():
+    m = 1.0
+    ratios_ = np.array([1e-4, 1e-3, 1e-2, 0.1, 0.5])
+    exact = iv.optimal_interval_exact(ratios_ * m, m)
+    daly = iv.daly_interval(ratios_ * m, m)
+    young = iv.young_interval(ratios_ * m, m)
+    assert np.all(np.abs(daly - exact) < np.abs(young - exact))
+    assert np.all(np.abs(daly / exact - 1) < 0.01)  # within 1 % up to delta/M = 0.5
+    assert iv.daly_interval(2.0, 1.0) == 1.0 and iv.daly_interval(5.0, 1.0) == 1.0  # delta >= 2M -> M
+
+
+@given(ratio=st.floats(1e-6, 0.01), r=st.floats(0, 0.01))
+@settings(max_examples=50)
+def test_first_order_is_the_expansion_of_the_complete_model(ratio, r):
+    m = 1.0
+    tau = iv.young_interval(ratio, m)
+    exact = iv.expected_waste(tau, ratio, m, r)
+    first = iv.waste_fraction(tau, ratio, m, r)
+    # the first-order waste drops terms of order (tau/M)^2, delta/M and R/M times the waste
+    assert abs(exact - first) <= 2 * (tau / m) ** 2 + 2 * (ratio + r) * first
+
+
+# ----- expected wall time and the remainder segment ----------------------------------------------
+def test_expected_wall_time_remainder_segment():
+    m, delta, r, tau = 10.0, 0.1, 0.5, 1.0
+    full = iv.expected_wall_time(5.0, tau, delta, m, r)
+    with_rem = iv.expected_wall_time(5.25, tau, delta, m, r)
+    assert with_rem - full == pytest.approx(m * math.exp(r / m) * math.expm1((0.25 + delta) / m))
+    assert iv.split_work(5.25, 1.0) == (5, pytest.approx(0.25))
+    assert iv.split_work(10.0, 0.1) == (100, 0.0)  # floating point does not invent a remainder
+    assert iv.split_work(0.3, 0.1) == (3, 0.0)
+    # no failures at all would take work + writes; failures only add
+    assert with_rem > 5.25 + 6 * delta
+
+
+def test_restart_drops_out_of_the_optimum_but_not_the_waste():
+    m, delta = 1.0, 0.02
+    taus = np.linspace(0.05, 0.6, 2001)
+    for r in (0.0, 0.1, 0.3):
+        w = iv.expected_waste(taus, delta, m, r)
+        assert taus[np.argmin(w)] == pytest.approx(iv.optimal_interval_exact(delta, m), abs=taus[1] - taus[0])
+    assert iv.expected_waste(0.2, delta, m, 0.3) > iv.expected_waste(0.2, delta, m, 0.0)
+
+
+def test_bounded_interval_and_write_cost_for_interval():
+    m = 720.0
+    delta = iv.write_cost_for_interval(1.0, m)
+    assert delta == pytest.approx(1 / 1440)
+    assert iv.young_interval(delta, m) == pytest.approx(1.0)
+    tau = iv.optimal_interval_exact(delta, m)
+    assert iv.bounded_interval(delta, m, tau / 2) == tau
+    assert iv.bounded_interval(delta, m, 2 * tau) == 2 * tau
+
+
+def test_arrays_broadcast():
+    w = iv.waste_fraction(np.array([1.0, 2.0]), 0.1, 10.0)
+    assert isinstance(w, np.ndarray) and w.shape == (2,)
+    assert isinstance(iv.waste_fraction(1.0, 0.1, 10.0), float)
+
+
+# ----- validation -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: iv.waste_fraction(0, 1, 1), "interval"),
+        (lambda: iv.waste_fraction(1, -1, 1), "write_cost"),
+        (lambda: iv.waste_fraction(1, 1, math.nan), "mtbf"),
+        (lambda: iv.waste_fraction(1, 1, 1, -0.1), "restart"),
+        (lambda: iv.waste_fraction(np.array([1.0, 0.0]), 1, 1), "interval"),
+        (lambda: iv.waste_fraction(1, True, 1), "write_cost"),
+        (lambda: iv.young_interval(0, 1), "write_cost"),
+        (lambda: iv.young_interval(1, math.inf), "mtbf"),
+        (lambda: iv.daly_interval(-1, 1), "write_cost"),
+        (lambda: iv.optimal_interval_exact(1, 0), "mtbf"),
+        (lambda: iv.optimal_interval_exact("1", 1), "write_cost"),
+        (lambda: iv.expected_wall_time(0, 1, 1, 1), "work"),
+        (lambda: iv.expected_wall_time(1, 0, 1, 1), "interval"),
+        (lambda: iv.expected_wall_time(1, 1, 0, 1), "write_cost"),
+        (lambda: iv.expected_wall_time(1, 1, 1, -1), "mtbf"),
+        (lambda: iv.expected_wall_time(1, 1, 1, 1, -1), "restart"),
+        (lambda: iv.expected_waste(1, 1, 1, math.nan), "restart"),
+        (lambda: iv.bounded_interval(1, 1, 0), "min_interval"),
+        (lambda: iv.write_cost_for_interval(-2, 1), "interval"),
+        (lambda: iv.split_work(1, 0), "interval"),
+    ],
+)
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -1,0 +1,157 @@
+"""course_lib.simulate: the vectorized Monte Carlo against the per-event loop (run by run), against
+Daly's complete model (within 3 standard errors), its simulated optimum against the exact one, and
+its Weibull, seeding and validation behaviour."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from course_lib import interval as iv
+from course_lib.simulate import SimulationResult, simulate_job, simulate_job_reference, weibull_scale
+
+
+@pytest.mark.parametrize(
+    "args, kw",
+    [
+        ((10.0, 0.3, 0.01, 1.0, 0.1), {}),
+        ((10.05, 0.3, 0.01, 1.0, 0.2), {}),  # a remainder segment
+        ((3.0, 0.5, 0.5, 1.0, 0.2), {}),  # delta/M = 0.5: failures during writes and restarts
+        ((20.0, 0.0141, 1e-4, 1.0, 0.0), {}),  # delta/M = 1e-4, many segments per failure
+        ((5.0, 0.2, 0.02, 1.0, 0.1), {"distribution": "weibull", "shape": 0.7}),
+    ],
+)
+def test_vectorized_equals_the_per_event_loop_run_by_run(args, kw):
+    fast = simulate_job(*args, n_runs=150, seed=11, **kw)
+    slow = simulate_job_reference(*args, n_runs=150, seed=11, **kw)
+    for name in ("failures", "restart_failures"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(slow, name))
+    for name in ("wall", "useful", "checkpoint", "rewound", "restart"):
+        np.testing.assert_allclose(getattr(fast, name), getattr(slow, name), rtol=1e-11, atol=1e-9)
+    # the loop accumulates every part separately: they add up to its wall clock
+    parts = slow.useful + slow.checkpoint + slow.rewound + slow.restart
+    np.testing.assert_allclose(parts, slow.wall, rtol=1e-12)
+    assert np.all(slow.rewound >= 0) and np.all(slow.restart >= 0)
+
+
+GRID = [(ratio, r) for ratio in (1e-4, 1e-3, 1e-2, 0.1, 0.5) for r in (0.0, 0.2)]
+
+
+@pytest.mark.parametrize("ratio, restart", GRID)
+def test_mean_wall_time_agrees_with_dalys_model(ratio, restart):
+    """Within 3 standard errors at the exact optimum, and off it with a remainder segment."""
+    m = 1.0
+    delta = ratio * m
+    seed = GRID.index((ratio, restart))
+    tau = iv.optimal_interval_exact(delta, m)
+    for k, (t, work) in enumerate([(tau, 10.0), (0.6 * tau, 7.3)]):
+        res = simulate_job(work, t, delta, m, restart, n_runs=4000, seed=100 * seed + k)
+        expected = iv.expected_wall_time(work, t, delta, m, restart)
+        assert abs(res.mean() - expected) < 3 * res.stderr(), (t, work, res.mean(), expected, res.stderr())
+        np.testing.assert_allclose(res.useful + res.checkpoint + res.rewound + res.restart, res.wall, rtol=1e-12)
+
+
+def test_simulated_optimum_agrees_with_the_exact_optimum():
+    """The argmin over a fine grid, with common random numbers.
+
+    Every interval sees the same failure process (same seed: run i's k-th inter-failure time is
+    the same for all intervals), so neighbouring grid points differ only through the model and the
+    Monte Carlo noise largely cancels in their differences. The grid is fixed (not centred on the
+    answer). The test also checks its own power: two grid steps either side of the exact optimum,
+    the simulated mean is above the simulated minimum by more than 3 paired standard errors.
+    """
+    m, delta, restart, work = 1.0, 0.01, 0.1, 20.0
+    exact = iv.optimal_interval_exact(delta, m)  # 0.1348
+    step = 0.01
+    grid = np.round(np.arange(0.06, 0.30 + step / 2, step), 10)
+    walls = np.array([simulate_job(work, t, delta, m, restart, n_runs=20000, seed=2024).wall for t in grid])
+    means = walls.mean(axis=1)
+    best = int(np.argmin(means))
+    assert abs(grid[best] - exact) <= step
+    for j in (int(np.argmin(np.abs(grid - (exact - 2 * step)))), int(np.argmin(np.abs(grid - (exact + 2 * step))))):
+        diff = walls[j] - walls[best]
+        assert diff.mean() > 3 * diff.std(ddof=1) / math.sqrt(diff.size)
+    # common random numbers make the paired noise far smaller than the unpaired one
+    diff = walls[best + 1] - walls[best]
+    unpaired = math.sqrt(walls[best].var() + walls[best + 1].var())
+    assert diff.std() < unpaired / 3
+
+
+def test_weibull_shape_one_is_the_exponential():
+    args = (10.0, 0.2, 0.02, 1.0, 0.1)
+    exp = simulate_job(*args, n_runs=3000, seed=5)
+    wb = simulate_job(*args, n_runs=3000, seed=5, distribution="weibull", shape=1.0)
+    np.testing.assert_allclose(wb.wall, exp.wall, rtol=1e-12)  # same draws: Weibull(1) is exponential
+    other = simulate_job(*args, n_runs=3000, seed=6, distribution="weibull", shape=1.0)
+    assert abs(other.mean() - exp.mean()) < 3 * math.hypot(other.stderr(), exp.stderr())
+    assert abs(other.mean() - iv.expected_wall_time(*args)) < 3 * other.stderr()
+
+
+@pytest.mark.parametrize("shape", [0.7, 1.5])
+def test_weibull_keeps_the_mtbf(shape):
+    """Renewal theorem: in a long job the failure rate is 1/MTBF whatever the shape."""
+    assert weibull_scale(2.0, shape) * math.gamma(1 + 1 / shape) == pytest.approx(2.0)
+    res = simulate_job(400.0, 0.5, 0.01, 2.0, 0.05, n_runs=200, seed=1, distribution="weibull", shape=shape)
+    rate = (res.failures.sum() + res.restart_failures.sum()) / res.wall.sum()
+    assert rate == pytest.approx(1 / 2.0, rel=0.03)
+
+
+def test_seeding_is_reproducible_and_common_random_numbers_couple_runs():
+    args = (10.0, 0.2, 0.02, 1.0, 0.1)
+    a = simulate_job(*args, n_runs=2000, seed=3)
+    b = simulate_job(*args, n_runs=2000, seed=3)
+    for name in SimulationResult.FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert not np.array_equal(a.wall, simulate_job(*args, n_runs=2000, seed=4).wall)
+    c = simulate_job(*args, n_runs=2000, seed=np.random.default_rng(3))  # a Generator works too
+    assert c.n_runs == 2000
+    near = simulate_job(10.0, 0.22, 0.02, 1.0, 0.1, n_runs=2000, seed=3)
+    assert np.corrcoef(a.wall, near.wall)[0, 1] > 0.8
+    free = simulate_job(*args, n_runs=2000, seed=3, common_random_numbers=False)
+    freer = simulate_job(10.0, 0.22, 0.02, 1.0, 0.1, n_runs=2000, seed=3, common_random_numbers=False)
+    # without them only the first draw is shared (both start from the same stream)
+    assert np.corrcoef(free.wall, freer.wall)[0, 1] < np.corrcoef(a.wall, near.wall)[0, 1] - 0.1
+    assert abs(free.mean() - iv.expected_wall_time(*args)) < 3 * free.stderr()
+
+
+def test_result_helpers():
+    res = simulate_job(5.0, 0.5, 0.05, 2.0, 0.1, n_runs=500, seed=0)
+    assert res.mean("wall") == pytest.approx(float(np.mean(res.wall)))
+    assert res.stderr() == pytest.approx(float(np.std(res.wall, ddof=1) / math.sqrt(500)))
+    assert res.mean("waste") == pytest.approx(res.mean() / 5.0 - 1)
+    assert sum(res.breakdown().values()) == pytest.approx(res.mean())
+    with pytest.raises(ValueError, match="field"):
+        res.mean("nonsense")
+
+
+def test_no_failures_possible_means_no_waste_but_writes():
+    res = simulate_job(1.0, 0.25, 1e-3, 1e9, 1.0, n_runs=100, seed=0)
+    np.testing.assert_allclose(res.wall, 1.0 + 4e-3)
+    assert res.failures.sum() == 0 and res.rewound.max() == 0
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        ({"work": 0}, "work"),
+        ({"interval": -1}, "interval"),
+        ({"write_cost": math.nan}, "write_cost"),
+        ({"mtbf": 0}, "mtbf"),
+        ({"restart": -0.1}, "restart"),
+        ({"n_runs": 0}, "n_runs"),
+        ({"n_runs": 2.5}, "n_runs"),
+        ({"distribution": "gamma"}, "distribution"),
+        ({"shape": 0}, "shape"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_input_names_the_parameter(kw, name):
+    args = dict(work=1.0, interval=0.1, write_cost=0.01, mtbf=1.0, restart=0.0)
+    extra = {k: kw.pop(k) for k in list(kw) if k not in args}
+    args.update(kw)
+    with pytest.raises(ValueError, match=name):
+        simulate_job(**args, **extra)
+    if name not in ("n_runs",):
+        with pytest.raises(ValueError, match=name):
+            simulate_job_reference(**args, **extra)
