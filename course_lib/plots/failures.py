@@ -6,6 +6,7 @@ optional ``ax`` (or creates a figure) and returns the axes; the notebook calls `
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import matplotlib.ticker as mticker
 import numpy as np
 
 from .. import failures
@@ -97,7 +98,7 @@ def fleet_mtbf_vs_size(sizes, rate, rate_ci=None, reference_rates=None, points=N
     ax.set_xlabel("GPUs in one synchronous job (log scale)")
     ax.set_ylabel("fleet MTBF (hours, log scale)")
     ax.set_title("A job fails when any GPU fails: MTBF falls as 1/N")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper right")
     return ax
 
 
@@ -142,6 +143,9 @@ def weibull_vs_exponential(n_gpus, rate, shape, axes=None, horizon_hours=48.0, a
     ax.loglog(age, n_gpus * failures.weibull_hazard(age, shape, scale), color="C3", label=f"Weibull shape {shape:g}: falls with age")
     ax.set_xlabel("age of the fleet (days, log scale)")
     ax.set_ylabel("failures per day (log scale)")
+    ax.yaxis.set_major_locator(mticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
+    ax.yaxis.set_minor_formatter(mticker.NullFormatter())
     ax.set_title("Fleet failure intensity N x h(age)")
     ax.legend(loc="upper right")
     return axes

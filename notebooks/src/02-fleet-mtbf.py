@@ -1,0 +1,243 @@
+# %% [markdown]
+# # 02 · Fleet MTBF: why 4,096 reliable GPUs fail twice a day
+#
+# **The question.** Notebook 01 found that one GPU fails only once every several years. A
+# synchronous training job stops when *any* of its GPUs stops. How often does a job on 4,096 of them
+# stop, and does the answer change if GPUs fail most often when they are new?
+#
+# **Learning objectives**
+# - Derive (in sympy) that the first failure among N independent exponential lifetimes is exponential with rate N lambda, so the fleet MTBF is 1/(N lambda).
+# - Compute failures per day and fleet MTBF from 1 to 100,000 GPUs, and check the formula by Monte Carlo within its standard error.
+# - Explain what Weibull lifetimes with shape < 1 (infant mortality) change for a freshly racked fleet.
+#
+# **Time:** 25 minutes. **Prerequisites:** notebook 01 (Llama 3's per-GPU-day rate, recomputed here
+# from the same data with `course_lib`).
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# Parameters (papermill may override; None keeps the course's value)
+n_gpus = None  # the question's fleet size (Scenario: 4,096)
+rate_per_gpu_day = None  # failures per GPU-day (None: Llama 3's rate, as in notebook 01)
+weibull_shape = 0.7  # illustrative infant-mortality shape (a course choice, not a measured value)
+mc_fleets = 2000  # simulated fleets per Monte Carlo check
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import sympy as sp
+from ipywidgets import fixed, interact
+
+from course_lib import Scenario, data, failures, ledger
+from course_lib.plots import failures as failure_plots
+from course_lib.widgets.fleet import fleet_controls, fleet_view
+
+scenario = Scenario().replace(n_gpus=n_gpus)
+logs = {r.run: r for r in failures.log_rates()}
+llama = logs["Llama 3 405B"]
+llama_row = data.failure_logs().where("run", "Llama 3 405B").rows[0]
+rate = llama.rate_low if rate_per_gpu_day is None else rate_per_gpu_day
+print(f"Llama 3 per-GPU rate (notebook 01): {llama.rate_low:.2e} per GPU-day (95% interval {llama.ci_low:.2e} to {llama.ci_high:.2e})")
+print(f"rate used here                    : {rate:.2e} per GPU-day; fleet of the question: {scenario.n_gpus:,} GPUs")
+
+# %% [markdown]
+# ## Derivation: the first of N failures
+#
+# Give each GPU an exponential lifetime with rate lambda: it survives past time t with probability
+# S(t) = exp(-lambda t). The job survives past t only if *every* GPU does, and with independent GPUs
+# those probabilities multiply.
+#
+# **Predict first:** at 4,096 GPUs and Llama 3's rate, is the fleet MTBF closer to a week, a day, or
+# an hour?
+
+# %%
+t, lam = sp.symbols("t lambda", positive=True)
+N = sp.symbols("N", positive=True, integer=True)
+S_gpu = sp.exp(-lam * t)
+S_fleet = sp.powsimp(S_gpu**N)
+assert sp.simplify(S_fleet - sp.exp(-N * lam * t)) == 0  # exponential again, with rate N*lambda
+mean_fleet = sp.integrate(S_fleet, (t, 0, sp.oo))  # E[T] = integral of the survival function
+assert sp.simplify(mean_fleet - 1 / (N * lam)) == 0
+S_fleet, mean_fleet
+
+# %% [markdown]
+# The job's time to first failure is exponential with rate N lambda: N GPUs fail N times as often as
+# one, and the fleet MTBF is 1/(N lambda). Memorylessness means the same holds after every restart
+# (with failed GPUs replaced), so this is also the mean time *between* job failures.
+#
+# ## The numbers, from one GPU to 100,000
+#
+# Fleet sizes below are course choices spanning one GPU to a frontier cluster.
+
+# %%
+sizes = sorted({1, 1024, 4096, 16384, 100_000, scenario.n_gpus})
+print(f"{'GPUs':>8s} {'failures/day':>13s} {'fleet MTBF':>14s}")
+for n in sizes:
+    mtbf = failures.fleet_mtbf_hours(n, rate)
+    shown = f"{mtbf / 24 / 365.25:.1f} years" if mtbf > 24 * 365.25 else (f"{mtbf:.1f} h" if mtbf >= 1 else f"{mtbf * 60:.0f} min")
+    print(f"{n:8,d} {failures.failures_per_day(n, rate):13.3g} {shown:>14s}")
+
+# %% [markdown]
+# The plot marks two measured points: Llama 3's own job MTBF over its 54-day snapshot (the log above,
+# arXiv:2407.21783) and the question's 4,096-GPU run (Scenario). The dashed lines are Meta's RSC-1 and
+# RSC-2 research clusters at their published per-GPU rates (Kokolis et al., HPCA 2025 /
+# arXiv:2410.21680, as reported; `data/failure_logs.csv`).
+
+# %%
+llama_job_mtbf = llama_row["period_days"] * 24 / llama_row["events_low"]
+failure_plots.fleet_mtbf_vs_size(
+    sizes,
+    rate,
+    rate_ci=(llama.ci_low, llama.ci_high) if rate_per_gpu_day is None else None,
+    reference_rates={name: logs[name].rate_low for name in ("Meta RSC-1", "Meta RSC-2")},
+    points=[
+        (f"Llama 3 measured: {llama_row['gpus']:,.0f} GPUs, {llama_job_mtbf:.1f} h", llama_row["gpus"], llama_job_mtbf),
+        (f"the question: {scenario.n_gpus:,} GPUs, {scenario.fleet_mtbf_hours:.0f} h", scenario.n_gpus, scenario.fleet_mtbf_hours),
+    ],
+)
+plt.show()
+
+# %% [markdown]
+# ## Check: simulate the fleets
+#
+# The formula assumed independence and took a minimum analytically. Check it the slow way: draw every
+# GPU's lifetime for many simulated fleets of the question's size, keep each fleet's shortest, and
+# compare the mean with 1/(N lambda). The Monte Carlo mean has standard error sd / sqrt(fleets); the
+# check passes if the difference is within 4 of them.
+
+# %%
+mtbf_formula = failures.fleet_mtbf_hours(scenario.n_gpus, rate)
+first_days = failures.sample_fleet_first_failure(rng, scenario.n_gpus, mc_fleets, shape=1.0, scale=1 / rate)
+first_hours = 24 * first_days
+mc_mean = first_hours.mean()
+mc_se = first_hours.std(ddof=1) / math.sqrt(first_hours.size)
+print(f"{mc_fleets} fleets x {scenario.n_gpus:,} GPUs = {mc_fleets * scenario.n_gpus:,} simulated lifetimes")
+print(f"Monte Carlo mean time to first failure: {mc_mean:.2f} h +- {mc_se:.2f} h (1 s.e.)")
+print(f"formula 24 / (N lambda)               : {mtbf_formula:.2f} h; difference = {(mc_mean - mtbf_formula) / mc_se:+.2f} s.e.")
+assert abs(mc_mean - mtbf_formula) < 4 * mc_se
+
+# %%
+failure_plots.first_failure_check(first_hours, mtbf_formula)
+plt.show()
+
+# %% [markdown]
+# ## When GPUs fail young: Weibull lifetimes with shape < 1
+#
+# Hardware often fails early (manufacturing defects, bad seating, marginal memory) and then settles
+# down: a hazard that *falls* with age. The Weibull distribution with shape k < 1 models that; k = 1
+# is the exponential. Here the shape is an illustrative course choice (`weibull_shape`, no source
+# measured it for these GPUs), and the per-GPU mean lifetime is kept equal to the exponential's, 1/lambda,
+# so only the *timing* of failures changes, not their long-run count per GPU.
+#
+# The same survival product works for Weibull lifetimes: the minimum of N is Weibull with the same
+# shape and its scale shrunk by N^(-1/k).
+
+# %%
+k_, s_ = sp.symbols("k s", positive=True)
+S_weib_fleet = sp.exp(-((t / s_) ** k_)) ** N
+assert sp.simplify(S_weib_fleet - sp.exp(-((t / (s_ * N ** (-1 / k_))) ** k_))) == 0
+# the age at which the falling Weibull hazard (k/s)(t/s)^(k-1) comes down to the exponential's lambda
+t_cross = sp.solve(sp.Eq(k_ / s_ * (t / s_) ** (k_ - 1), lam), t)
+assert len(t_cross) == 1
+t_cross = t_cross[0]
+sp.powsimp(S_weib_fleet, force=True), t_cross
+
+# %% [markdown]
+# **Predict:** with shape `weibull_shape` (below 1) and the same per-GPU mean, does a freshly racked 4,096-GPU fleet meet its
+# first failure sooner or later than the exponential's MTBF, and by how much?
+
+# %%
+mean_days = 1 / rate
+scale = failures.weibull_scale_for_mean(weibull_shape, mean_days)
+first_weib = 24 * failures.fleet_mean_time_to_first_failure(scenario.n_gpus, weibull_shape, scale)
+first_exp = 24 * failures.fleet_mean_time_to_first_failure(scenario.n_gpus, 1.0, mean_days)
+_, fleet_scale = failures.fleet_first_failure_weibull(scenario.n_gpus, weibull_shape, scale)
+p_hour_weib = failures.weibull_cdf(1 / 24, weibull_shape, fleet_scale)
+p_hour_exp = failures.weibull_cdf(1 / 24, 1.0, mean_days / scenario.n_gpus)
+cross_days = float(t_cross.subs({k_: weibull_shape, s_: scale, lam: rate}))
+print(f"per-GPU mean lifetime (both)           : {mean_days:,.0f} days; Weibull scale {scale:,.0f} days at shape {weibull_shape:g}")
+print(f"new fleet, mean time to first failure  : exponential {first_exp:.1f} h, Weibull {first_weib * 60:.0f} min ({first_exp / first_weib:.0f}x sooner)")
+print(f"P(a failure within the first hour)     : exponential {p_hour_exp:.1%}, Weibull {p_hour_weib:.1%}")
+for age in (1, 30, 365):
+    print(f"fleet failures/day at age {age:3d} days     : Weibull {scenario.n_gpus * failures.weibull_hazard(age, weibull_shape, scale):6.2f} vs exponential {failures.failures_per_day(scenario.n_gpus, rate):.2f}")
+print(f"the Weibull hazard falls to the exponential's at age {cross_days:,.0f} days ({cross_days / 365.25:.1f} years)")
+
+# %% [markdown]
+# Check the Weibull minimum the same way: simulate every GPU's Weibull lifetime, keep the first.
+
+# %%
+weib_draws = 24 * failures.sample_fleet_first_failure(rng, scenario.n_gpus, mc_fleets, shape=weibull_shape, scale=scale)
+w_mean, w_se = weib_draws.mean(), weib_draws.std(ddof=1) / math.sqrt(weib_draws.size)
+print(f"Monte Carlo: {w_mean * 60:.1f} min +- {w_se * 60:.1f} min; formula {first_weib * 60:.1f} min; difference {(w_mean - first_weib) / w_se:+.2f} s.e.")
+assert abs(w_mean - first_weib) < 4 * w_se
+
+# %%
+failure_plots.weibull_vs_exponential(scenario.n_gpus, rate, weibull_shape)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# For a freshly racked fleet, infant mortality front-loads the failures: the first one arrives in
+# minutes, not hours, and the first days run far above the steady rate, which is why operators burn in
+# new nodes before a big job and remove "lemon" nodes that keep failing (facts.md section 8). For a
+# fleet that has run for a while the exponential is the better working model, and it is the one the
+# rest of the course uses.
+#
+# ## The result at the question's fleet size
+#
+# **Predict:** using Llama 3's rate, how many failures a day and what MTBF at the question's fleet size?
+# Compare with the question's own "two a day".
+
+# %%
+per_day = failures.failures_per_day(scenario.n_gpus, rate)
+mtbf_h = failures.fleet_mtbf_hours(scenario.n_gpus, rate)
+print(f"{scenario.n_gpus:,} GPUs at {rate:.2e} per GPU-day: {per_day:.2f} failures/day, fleet MTBF {mtbf_h:.1f} h")
+print(f"the question says: {scenario.restarts_per_day:g} restarts/day, fleet MTBF {scenario.fleet_mtbf_hours:.1f} h")
+print(f"Llama 3's 95% interval gives {failures.failures_per_day(scenario.n_gpus, llama.ci_low):.2f} to "
+      f"{failures.failures_per_day(scenario.n_gpus, llama.ci_high):.2f} failures/day")
+
+# %% [markdown]
+# ## Explore: your fleet
+#
+# The same function first with the course's numbers, then with sliders (fleet size on a log scale,
+# per-GPU rate from a tenth to ten times the course's).
+
+# %%
+fleet_view(scenario.n_gpus, rate, reference_rate=llama.rate_low)
+
+# %% tags=["nbval-ignore-output"]
+_ = interact(fleet_view, **fleet_controls(scenario.n_gpus, rate), reference_rate=fixed(llama.rate_low), reference_label=fixed("Llama 3"))
+
+# %% [markdown]
+# **Try it**
+# - How many GPUs make the fleet MTBF one hour? Check your guess with the slider, then with `24 / rate`.
+# - Rerun with `n_gpus = 100000`: how long does a 100,000-GPU job run between failures?
+# - Set `weibull_shape = 0.5`, then `1.5` (wear-out): how does the first failure of a new fleet move?
+#
+# ## Answer table
+
+# %%
+NB = "02-fleet-mtbf"
+ledger.record(NB, "fleet_failures_per_day", f"failures per day at {scenario.n_gpus:,} GPUs", per_day, "failures/day", ".2f")
+ledger.record(NB, "fleet_mtbf_hours", f"fleet MTBF at {scenario.n_gpus:,} GPUs", mtbf_h, "h", ".1f")
+print(ledger.table())
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"At {scenario.n_gpus:,} GPUs and {rate:.2e} failures per GPU-day the job fails {per_day:.2f} times a day: "
+    f"fleet MTBF {mtbf_h:.1f} h (Monte Carlo {mc_mean:.1f} +- {mc_se:.1f} h), against the question's "
+    f"{scenario.restarts_per_day:g} a day; a new fleet with shape-{weibull_shape:g} infant mortality meets its first failure "
+    f"{first_exp / first_weib:.0f}x sooner."
+)
+
+# %% [markdown]
+# **Next:** notebook 03 takes the two failures a day as given and splits each restart's 15 minutes into
+# its stages.
