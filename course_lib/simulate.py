@@ -208,35 +208,34 @@ def simulate_job(
     k_round = 0
     while ids.size:
         d = stream.row(k_round)[ids] if common_random_numbers else stream.fresh(ids.size)
-        if k_round == 0:  # the job starts without a restart
-            avail = d
-            r_used = 0.0
-        else:  # a restart first; it fails when the next failure comes sooner (avail < 0)
-            avail = d - R
-            r_used = R
-            if R > 0:
-                failed = avail < 0
-                rfail_time += d * failed
-                rfail += failed
-        kseg = np.floor(avail / seg)  # whole segments this draw covers ...
-        np.minimum(kseg, remaining, out=kseg)  # ... no more than the job has left
-        np.maximum(kseg, 0.0, out=kseg)
-        remaining -= kseg
-        done = remaining == 0
-        if rem > 0:  # the short last segment must fit too
-            done &= (avail - kseg * seg) >= seg_last
         clock += d
-        if done.any():
-            idx = np.flatnonzero(done)
+        failed = None
+        if k_round:  # a restart first (the job starts without one) ...
+            d -= R  # ... d is now the time left for work after it
+            if R > 0:
+                failed = np.flatnonzero(d < 0)  # ... which fails when the next failure is sooner
+                if failed.size:
+                    rfail_time[failed] += d[failed] + R
+                    rfail[failed] += 1
+        kseg = d / seg  # whole segments this draw covers ...
+        np.floor(kseg, out=kseg)
+        if failed is not None and failed.size:
+            kseg[failed] = 0.0
+        np.minimum(kseg, remaining, out=kseg)  # ... no more than the job has left
+        remaining -= kseg
+        idx = np.flatnonzero(remaining == 0)
+        if rem > 0 and idx.size:  # the short last segment must fit too
+            idx = idx[(d[idx] - kseg[idx] * seg) >= seg_last]
+        if idx.size:
             fin = ids[idx]
-            wall[fin] = clock[idx] - d[idx] + (r_used + kseg[idx] * seg + seg_last)
+            wall[fin] = clock[idx] - d[idx] + kseg[idx] * seg + seg_last
             rfail_time_out[fin] = rfail_time[idx]
             rfail_out[fin] = rfail[idx]
             last_round[fin] = k_round
-            remaining[idx] = -1.0  # finished: never "done" again
+            remaining[idx] = np.inf  # finished: never "done" again
             stale += idx.size
             if 8 * stale > ids.size:
-                keep = remaining >= 0
+                keep = remaining != np.inf
                 ids, remaining, clock, rfail_time, rfail = (a[keep] for a in (ids, remaining, clock, rfail_time, rfail))
                 stale = 0
         k_round += 1
