@@ -30,7 +30,7 @@ import torch.distributed as dist
 from .bench import parse_sizes, parse_strategies
 from .dcp_safe import DcpCheckpointStore
 from .state import empty_like_state, states_equal, toy_state
-from .strategies import local_state, measure
+from .strategies import STRATEGIES, local_state, measure
 
 
 def shard_state(local: dict, mesh) -> dict:
@@ -88,11 +88,17 @@ def selftest(directory: Path, size: int) -> int:
     template = empty_like_state(state)
     got = store.load_latest_good(template)
     ok &= got is not None and got[0] == 2 and states_equal(local_state(template), local_state(state))
+    # every benchmark strategy round-trips bit for bit under torchrun too
+    exact = {}
+    for name in STRATEGIES:
+        rows = measure(name, state, directory / "bench", repeats=1, verify=True, process_group=ckpt_pg)
+        exact[name] = all(r["bit_exact"] for r in rows)
+    ok &= all(exact.values())
     flag = torch.tensor([1 if ok else 0], dtype=torch.int32)
     dist.all_reduce(flag, op=dist.ReduceOp.MIN, group=ckpt_pg)
     files = sorted(p.name for p in store.path_for(2).iterdir())
     if rank == 0:
-        print(json.dumps({"ok": bool(flag.item()), "world_size": dist.get_world_size(), "files": files}))
+        print(json.dumps({"ok": bool(flag.item()), "world_size": dist.get_world_size(), "files": files, "bit_exact": exact}))
     dist.destroy_process_group()
     return 0 if flag.item() else 1
 

@@ -3,11 +3,16 @@
 Mixed-precision training with Adam keeps, per parameter,
 
 * the bf16 weight the forward pass uses ......... 2 bytes
+* the bf16 gradient ............................... 2 bytes
 * the fp32 master copy the optimizer updates ..... 4 bytes
 * Adam's first moment (fp32) ..................... 4 bytes
 * Adam's second moment (fp32) .................... 4 bytes
 
-in all :data:`BYTES_PER_PARAM` = 16 bytes (gradients are not checkpointed). A requested size
+in all :data:`BYTES_PER_PARAM` = 16 bytes, the accounting of ZeRO (Rajbhandari et al.,
+"ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC 2020, section 3.1:
+2 + 2 + 12 bytes per parameter) that the course uses to size per-GPU shards (facts.md
+section 7). Weights, master copy and moments alone are 14 bytes; the toy state carries the
+bf16 gradient buffer too, so its bytes are exactly what the course scales with. A requested size
 in bytes therefore becomes ``size // 16`` parameters, split over a few "layers" so that a
 checkpoint holds several tensors, as a real one does. The values come from a seeded
 ``torch.Generator`` on the CPU, so the same (size, seed) gives the same bits on any device.
@@ -33,8 +38,8 @@ __all__ = [
     "states_equal",
 ]
 
-#: bf16 weight (2) + fp32 master (4) + two fp32 Adam moments (4 + 4)
-BYTES_PER_PARAM = 2 + 4 + 4 + 4
+#: bf16 weight (2) + bf16 gradient (2) + fp32 master (4) + two fp32 Adam moments (4 + 4)
+BYTES_PER_PARAM = 2 + 2 + 4 + 4 + 4
 #: number of layers the parameters are split over (each gives four tensors)
 N_LAYERS = 4
 
@@ -97,7 +102,7 @@ def _layer_sizes(n_params: int) -> list[int]:
 def toy_state(nbytes, device="cpu", seed: int = 0) -> dict:
     """A training state of ``nbytes`` (rounded down to whole 16-byte parameters).
 
-    Returns ``{"model": {"layerI.weight": bf16}, "optim": {"layerI.master" | "layerI.exp_avg" |
+    Returns ``{"model": {"layerI.weight" | "layerI.grad": bf16}, "optim": {"layerI.master" | "layerI.exp_avg" |
     "layerI.exp_avg_sq": fp32}, "step": int}``, every tensor 1-D and contiguous on ``device``.
     The bits depend only on (nbytes, seed), not on the device.
     """
@@ -112,7 +117,9 @@ def toy_state(nbytes, device="cpu", seed: int = 0) -> dict:
         exp_avg = master * 0.01
         exp_avg_sq = master * master * 1e-4
         weight = master.to(torch.bfloat16)
+        grad = (exp_avg * 10.0).to(torch.bfloat16)
         model[f"layer{i}.weight"] = weight.to(device)
+        model[f"layer{i}.grad"] = grad.to(device)
         optim[f"layer{i}.master"] = master.to(device)
         optim[f"layer{i}.exp_avg"] = exp_avg.to(device)
         optim[f"layer{i}.exp_avg_sq"] = exp_avg_sq.to(device)
