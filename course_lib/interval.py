@@ -55,6 +55,7 @@ __all__ = [
     "split_work",
     "bounded_interval",
     "write_cost_for_interval",
+    "stalled_waste",
     "YoungDerivation",
     "derive_young",
 ]
@@ -194,6 +195,22 @@ def bounded_interval(write_cost, mtbf, min_interval):
     tau = optimal_interval_exact(write_cost, mtbf)
     floor = _check("min_interval", min_interval)
     return _out(np.maximum(tau, floor))
+
+
+def stalled_waste(interval, write_cost, mtbf, copy_time, restart=0.0):
+    """First-order waste when a snapshot copy of ``copy_time`` runs off the critical path (notebook 06).
+
+    The next snapshot cannot start before the previous copy has finished, so an interval shorter
+    than the copy stalls training for ``copy_time - tau`` each time:
+    ``W = (delta + max(0, copy_time - tau))/tau + (tau/2 + R)/M``. Above ``copy_time`` this is
+    :func:`waste_fraction`; below it the stall grows as ``1/tau``.
+    """
+    tau = _check("interval", interval)
+    delta = _check("write_cost", write_cost)
+    m = _check("mtbf", mtbf)
+    c = _check("copy_time", copy_time)
+    r = _check("restart", restart, allow_zero=True)
+    return _out((delta + np.maximum(0.0, c - tau)) / tau + (tau / 2 + r) / m)
 
 
 def write_cost_for_interval(interval, mtbf):

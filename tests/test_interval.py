@@ -180,3 +180,31 @@ def test_arrays_broadcast():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ----- the dashboard's text comes from the tested functions ---------------------------------------
+def test_interval_dashboard_numbers():
+    from course_lib.widgets import interval as wi
+
+    n = wi.interval_numbers(6.3, 12, 10)
+    assert n["exact_min"] == pytest.approx(iv.optimal_interval_exact(6.3 / 60, 720))
+    assert n["young_min"] == pytest.approx(math.sqrt(2 * 6.3 / 60 * 720))
+    assert n["waste"] == pytest.approx(iv.expected_waste(n["exact_min"], 6.3 / 60, 720, 10))
+    text = wi.interval_summary(6.3, 12, 10)
+    assert f"optimal interval {n['exact_min']:.3g} min" in text
+    w = wi.interval_result_widget(6.3, 12, 10)
+    assert "course-result" in w._dom_classes
+    with pytest.raises(ValueError, match="write_cost_s"):
+        wi.interval_summary(0, 12, 10)
+    with pytest.raises(ValueError, match="restart_min"):
+        wi.interval_summary(1, 12, -1)
+
+
+def test_stalled_waste():
+    m, d, c = 720.0, 1e-4, 0.01
+    taus = np.array([0.002, 0.005, 0.02, 0.5])
+    w = iv.stalled_waste(taus, d, m, c)
+    np.testing.assert_allclose(w[2:], iv.waste_fraction(taus[2:], d, m))  # above the copy time: no stall
+    assert w[0] > w[1] > iv.waste_fraction(c, d, m)  # below it the stall wall rises as 1/tau
+    with pytest.raises(ValueError, match="copy_time"):
+        iv.stalled_waste(1, 1, 1, 0)
