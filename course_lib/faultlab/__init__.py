@@ -1,0 +1,28 @@
+"""Fault-injection lab: a tiny training job under torchrun, killed and hung on purpose, its
+restarts measured stage by stage from its own event log (notebook 07).
+
+Modules: :mod:`.spec` (what a run does: :class:`LabConfig`, :class:`Failure`),
+:mod:`.job` (the training script torchrun starts), :mod:`.launch` (torchrun with agent
+events), :mod:`.events` (the event log and the four stages), :mod:`.lab` (:func:`run_lab`).
+Only :mod:`.job` imports torch at import time.
+"""
+from .events import STAGE_NAMES, MeasuredRestart, read_events, restart_stages, to_restart_stages
+from .lab import LabError, LabResult, load_final, run_lab, same_final_state
+from .spec import FAILURE_KINDS, SNAPSHOTS, Failure, LabConfig
+
+__all__ = [
+    "FAILURE_KINDS",
+    "SNAPSHOTS",
+    "STAGE_NAMES",
+    "Failure",
+    "LabConfig",
+    "LabError",
+    "LabResult",
+    "MeasuredRestart",
+    "load_final",
+    "read_events",
+    "restart_stages",
+    "run_lab",
+    "same_final_state",
+    "to_restart_stages",
+]

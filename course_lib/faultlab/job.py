@@ -1,0 +1,287 @@
+"""The lab's training job: the script torchrun starts on every rank (notebook 07).
+
+    torchrun --standalone --nproc-per-node 2 --max-restarts K course_lib/faultlab/job.py CONFIG.json
+
+A tiny MLP (with dropout, so the random stream matters) learns a fixed random linear map on
+synthetic data, with SGD + momentum. Everything that decides the result is a pure function of the
+seed, the step and the rank: the batch of step ``s`` on rank ``r`` comes from a generator
+seeded with ``(seed, s, r)``; the model is initialised from ``seed`` on every rank; the
+dropout stream of rank ``r`` starts from ``(seed, r)`` and is saved in every checkpoint.
+Gradients are averaged by an explicit ``all_reduce`` (sum of two floats is commutative, so
+the average is bit-identical on every rank). Rank 0 writes the whole state (model, momentum
+state, every rank's RNG state, the count of applied optimizer steps) with the course's safe
+writer (:class:`course_lib.checkpoint.CheckpointStore`) every ``ckpt_every`` steps, and at
+step 0; after a restart every rank loads the newest checkpoint that verifies.
+
+Backend: gloo on CPU; NCCL when CUDA is available (the model and batches then live on the
+GPU of ``LOCAL_RANK``; checkpoints are always saved from CPU copies).
+"""
+import time
+
+_T_START = time.time()  # process start, before the heavy imports (the lab's "workers restarted")
+
+import ctypes  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from datetime import timedelta  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+
+SETUP_TIMEOUT_S = 300.0  # process-group set-up (rendezvous + connect), before the lever applies
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this worker if its launcher dies (no orphans if the lab is killed)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _drop_page_cache(path) -> None:
+    """Drop a just-fsynced file's pages from the page cache, so the next read hits the device."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+    except (OSError, AttributeError):
+        pass
+
+
+def state_digest(state) -> str:
+    """sha256 over every tensor (name, dtype, shape, bytes) and scalar of a nested state, in key order."""
+    import hashlib
+
+    import torch
+
+    h = hashlib.sha256()
+
+    def walk(prefix, obj):
+        if isinstance(obj, torch.Tensor):
+            t = obj.detach().cpu().contiguous()
+            h.update(f"{prefix}:{t.dtype}:{tuple(t.shape)}:".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        elif isinstance(obj, dict):
+            for k in sorted(obj, key=str):
+                walk(f"{prefix}/{k}", obj[k])
+        elif isinstance(obj, (list, tuple)):
+            for i, v in enumerate(obj):
+                walk(f"{prefix}[{i}]", v)
+        else:
+            h.update(f"{prefix}={obj!r};".encode())
+
+    walk("", state)
+    return h.hexdigest()
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    cfg_path = Path(argv[0])
+    cfg = json.loads(cfg_path.read_text())
+    paths = cfg.pop("_paths")
+    rank = int(os.environ["RANK"])
+    world = int(os.environ["WORLD_SIZE"])
+    gen = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    _die_with_parent()
+
+    from course_lib.faultlab.events import EventLog
+
+    log = EventLog(paths["events"], rank=rank, gen=gen)
+    log("worker_start", t=_T_START)
+
+    import torch
+    import torch.distributed as dist
+
+    from course_lib.checkpoint.safe import CheckpointStore
+
+    torch.set_num_threads(1)
+    use_cuda = torch.cuda.is_available()
+    if use_cuda:  # NCCL branch (not exercised on the course's CPU machines)
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+        backend = "nccl"
+    else:
+        device = torch.device("cpu")
+        backend = "gloo"
+    seed, steps, every = cfg["seed"], cfg["steps"], cfg["ckpt_every"]
+    failures = cfg["failures"]
+    mine = failures[gen] if gen < len(failures) else None  # failure i fires in generation i
+
+    # ----- model, optimizer, data: pure functions of seed, step and rank -----
+    torch.manual_seed(seed)
+    F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
+    model = torch.nn.Sequential(
+        torch.nn.Linear(F, H), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(H, 1)
+    ).to(device)
+    # SGD with momentum: its momentum buffers are optimizer state that must survive a restart.
+    # (torch.optim.Adam would do as well, but its first construction imports torch._dynamo,
+    # about 2 s of start-up on every restart of this tiny job.)
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    target = torch.randn(F, 1, generator=torch.Generator().manual_seed(seed + 7))
+    ballast_n = int(cfg["state_mb"] * 2**20 // 4)
+    ballast = torch.arange(ballast_n, dtype=torch.float32) * 1e-3 if ballast_n else None
+    torch.manual_seed(seed * 1000 + 17 + rank)  # this rank's dropout stream
+
+    def batch(step):
+        g = torch.Generator().manual_seed((seed * 1_000_003 + step) * 64 + rank)
+        x = torch.randn(B, F, generator=g)
+        y = x @ target + 0.01 * torch.randn(B, 1, generator=g)
+        return x.to(device), y.to(device)
+
+    def rng_state():
+        return torch.cuda.get_rng_state(device) if use_cuda else torch.get_rng_state()
+
+    def set_rng_state(s):
+        if use_cuda:
+            torch.cuda.set_rng_state(s, device)
+        else:
+            torch.set_rng_state(s)
+
+    # Set-up (store rendezvous, gloo's full-mesh connect, the first barrier) gets a generous
+    # timeout: ranks of a restarted generation start seconds apart on a busy machine. Only
+    # then is the process group's timeout lowered to the lever's value, which is what a hung
+    # peer in a training collective runs into.
+    timeout = timedelta(seconds=cfg["collective_timeout_s"])
+    setup = max(timeout, timedelta(seconds=SETUP_TIMEOUT_S))
+    dist.init_process_group(backend, timeout=setup)
+    dist.barrier()
+    try:
+        from torch.distributed.distributed_c10d import _set_pg_timeout
+
+        _set_pg_timeout(timeout)
+    except ImportError:  # pragma: no cover - older torch: keep the set-up timeout
+        pass
+    log("pg_ready", backend=backend)
+
+    if cfg["snapshot"] == "memory":
+        store = CheckpointStore(paths["shm"], keep=cfg["keep"])
+    else:
+        store = CheckpointStore(paths["disk"], keep=cfg["keep"])
+
+    def full_state(step, applied, rngs):
+        return {
+            "step": step,
+            "applied": applied,
+            "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+            "optim": opt.state_dict(),
+            "rng": rngs,
+            "ballast": ballast,
+        }
+
+    def checkpoint(step, applied):
+        rngs = [None] * world
+        dist.all_gather_object(rngs, rng_state().cpu())
+        if rank != 0:
+            return
+        state = full_state(step, applied, rngs)
+        if mine and mine["kind"] == "kill_in_ckpt" and mine["step"] == step:
+            buf = io.BytesIO()
+            torch.save(state, buf)
+            data = buf.getvalue()
+
+            def half_then_die(fh):
+                fh.write(data[: len(data) // 2])
+                fh.flush()
+                log("inject", kind="kill_in_ckpt", step=step, progress=step, bytes_written=len(data) // 2)
+                os.kill(os.getpid(), signal.SIGKILL)
+
+            store.commit(step, half_then_die)
+        path = store.save(step, state)
+        if cfg["snapshot"] == "disk":
+            _drop_page_cache(path)
+        log("ckpt_written", step=step, bytes=path.stat().st_size)
+
+    # ----- resume from the newest checkpoint that verifies -----
+    start, applied = 0, 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = store.load_latest_good(map_location="cpu")
+    for w in caught:
+        log("ckpt_skipped", message=str(w.message)[:300])
+    if loaded is not None:
+        start, st = loaded
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["optim"])
+        set_rng_state(st["rng"][rank])
+        applied = st["applied"]
+        source = cfg["snapshot"]
+    else:
+        source = "init"
+    agree = torch.tensor([start, -start], dtype=torch.int64, device=device)
+    dist.all_reduce(agree, op=dist.ReduceOp.MAX)
+    if int(agree[0]) != start or int(agree[1]) != -start:
+        raise RuntimeError(f"ranks resumed from different steps (rank {rank}: {start})")
+    log("state_loaded", step=start, source=source)
+    if loaded is None:
+        checkpoint(0, 0)
+
+    # ----- train -----
+    try:
+        for step in range(start + 1, steps + 1):
+            if cfg["step_compute_s"]:
+                time.sleep(cfg["step_compute_s"])  # simulated compute of a real model's step
+            x, y = batch(step)
+            opt.zero_grad(set_to_none=False)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            if mine and mine["step"] == step and mine["rank"] == rank:
+                kind = mine["kind"]
+                if kind == "corrupt_ckpt":
+                    newest = store.path_for(max(store.steps()))
+                    with open(newest, "r+b") as fh:
+                        fh.seek(newest.stat().st_size // 2)
+                        b = fh.read(8)
+                        fh.seek(newest.stat().st_size // 2)
+                        fh.write(bytes(x ^ 0xFF for x in b))
+                        fh.flush()
+                        os.fsync(fh.fileno())
+                    log("inject", kind=kind, step=step, progress=step - 1, file=newest.name)
+                    os.kill(os.getpid(), signal.SIGKILL)
+                elif kind == "kill":
+                    log("inject", kind=kind, step=step, progress=step - 1)
+                    os.kill(os.getpid(), signal.SIGKILL)
+                elif kind == "hang":
+                    log("inject", kind=kind, step=step, progress=step - 1)
+                    while True:  # never reaches the all-reduce; the agent's SIGTERM ends it
+                        time.sleep(3600)
+            flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])
+            dist.all_reduce(flat)
+            flat /= world
+            off = 0
+            for p in model.parameters():
+                n = p.numel()
+                p.grad.copy_(flat[off : off + n].view_as(p))
+                off += n
+            opt.step()
+            applied += 1
+            log("step_done", step=step, loss=round(loss.item(), 6))
+            if step % every == 0:
+                checkpoint(step, applied)
+        final = full_state(steps, applied, None)
+        final.pop("rng")
+        final.pop("ballast")
+        dist.barrier()
+    except Exception as exc:  # a peer failed: the collective raised (closed connection or timeout)
+        log("noticed", reason=f"{type(exc).__name__}: {exc}"[:300])
+        os._exit(1)
+    if rank == 0:
+        from course_lib.checkpoint.safe import save_checkpoint
+
+        save_checkpoint(final, paths["final"])
+        log("done", step=steps, applied=applied, digest=state_digest(final))
+    else:
+        log("done", step=steps, applied=applied)
+    dist.destroy_process_group()
+    os._exit(0)  # everything is on disk (fsynced) or in the log; skip the slow interpreter teardown
+
+
+if __name__ == "__main__":
+    sys.exit(main())
