@@ -85,6 +85,19 @@ def _worker_pids(events_path: Path) -> set[int]:
         return set()
 
 
+def _pids_with_arg(cfg_path: Path) -> set[int]:
+    found = set()
+    needle = str(cfg_path).encode()
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if needle in (p / "cmdline").read_bytes():
+                    found.add(int(p.name))
+            except OSError:
+                continue
+    return found
+
+
 def _is_our_worker(pid: int, cfg_path: Path) -> bool:
     try:
         return str(cfg_path).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
@@ -185,9 +198,17 @@ def run_lab(
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
-        for pid in _worker_pids(events_path):
+        # workers run in sessions of their own (torchrun starts them so): kill each one the
+        # log names, and any process whose command line holds this run's unique config path
+        # (a worker killed before it could log)
+        pids = _worker_pids(events_path) | _pids_with_arg(cfg_path)
+        for pid in pids:
             if _is_our_worker(pid, cfg_path):
                 _kill_group(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
         shutil.rmtree(shm_dir, ignore_errors=True)
     events = read_events(events_path)
     done = [e for e in events if e["ev"] == "done" and e["rank"] == 0]

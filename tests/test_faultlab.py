@@ -1,0 +1,184 @@
+"""Fast tests of the fault-injection lab's pure parts: settings, event log, stage extraction.
+
+The torchrun runs themselves are in tests/test_faultlab_reliability.py (marked slow).
+"""
+import json
+import multiprocessing as mp
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib.faultlab import (
+    STAGE_NAMES,
+    Failure,
+    LabConfig,
+    read_events,
+    restart_stages,
+    run_lab,
+    to_restart_stages,
+)
+from course_lib.faultlab.events import EventLog
+from course_lib.restart import RestartStages
+
+
+# ----- settings -----
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        ({"steps": 0}, "steps"),
+        ({"ckpt_every": -1}, "ckpt_every"),
+        ({"collective_timeout_s": 0}, "collective_timeout_s"),
+        ({"monitor_interval_s": float("nan")}, "monitor_interval_s"),
+        ({"snapshot": "tape"}, "snapshot"),
+        ({"step_compute_s": -0.1}, "step_compute_s"),
+        ({"state_mb": -1}, "state_mb"),
+        ({"nproc": 1}, "nproc"),
+        ({"keep": 1}, "keep"),
+        ({"failures": "kill"}, "failures"),
+        ({"failures": [("kill", 30)]}, r"failures\[0\].step"),
+        ({"failures": [("kill", 5, 2)]}, r"failures\[0\].rank"),
+        ({"failures": [("kill", 9), ("kill", 8)]}, r"failures\[1\].step"),
+        ({"failures": [("kill_in_ckpt", 6)]}, r"failures\[0\].step must be a multiple of ckpt_every"),
+        ({"failures": [("explode", 6)]}, "kind"),
+        ({"failures": [("hang", 6)], "collective_timeout_s": 1800}, "collective_timeout_s"),
+    ],
+)
+def test_bad_settings_are_rejected_naming_the_parameter(kw, name):
+    with pytest.raises(ValueError, match=name):
+        LabConfig(**kw)
+
+
+def test_run_lab_validates_before_starting_anything(tmp_path):
+    with pytest.raises(ValueError, match="snapshot"):
+        run_lab(snapshot="tape", run_dir=tmp_path)
+    with pytest.raises(ValueError, match="timeout_s"):
+        run_lab(timeout_s=0, run_dir=tmp_path)
+    assert not (tmp_path / "events.jsonl").exists()
+
+
+def test_failure_progress_and_writer_rank():
+    assert Failure("kill", 7).progress_before == 6
+    assert Failure("hang", 7, 0).progress_before == 6
+    assert Failure("kill_in_ckpt", 8, 1).progress_before == 8
+    assert Failure("kill_in_ckpt", 8, 1).rank == 0  # the checkpoint writer is rank 0
+    assert Failure.coerce({"kind": "kill", "step": 3}) == Failure("kill", 3, 1)
+
+
+failure_lists = st.lists(st.sampled_from(["kill", "hang", "corrupt_ckpt"]), max_size=4).map(
+    lambda kinds: tuple(Failure(k, 3 * (i + 1), i % 2) for i, k in enumerate(kinds))
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.integers(12, 200),
+    every=st.integers(1, 12),
+    timeout=st.floats(0.1, 600),
+    monitor=st.floats(0.01, 30),
+    snapshot=st.sampled_from(["disk", "memory"]),
+    failures=failure_lists,
+)
+def test_config_json_round_trip(steps, every, timeout, monitor, snapshot, failures):
+    cfg = LabConfig(steps=steps, ckpt_every=every, collective_timeout_s=timeout, monitor_interval_s=monitor,
+                    snapshot=snapshot, failures=failures)
+    assert LabConfig.from_json(cfg.to_json()) == cfg
+    assert cfg.max_restarts == len(failures)
+
+
+# ----- event log -----
+def _writer(path, rank, n):
+    log = EventLog(path, rank=rank, gen=0)
+    for i in range(n):
+        log("step_done", step=i, pad="x" * 200)
+    log.close()
+
+
+def test_event_log_lines_from_concurrent_processes_never_interleave(tmp_path):
+    path = tmp_path / "events.jsonl"
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(path), r, 300)) for r in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(30)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 900
+    assert all(json.loads(line)["ev"] == "step_done" for line in lines)
+    ev = read_events(path)
+    assert [e["t"] for e in ev] == sorted(e["t"] for e in ev)
+    assert {r: sum(e["rank"] == r for e in ev) for r in range(3)} == {0: 300, 1: 300, 2: 300}
+
+
+def _synthetic_log(*, agent=True, cut_short=False, resumed=4, pre=6, t_fail=100.0):
+    """A hand-made log of one kill at step 7: every boundary time is known."""
+    ev = []
+
+    def add(t, name, rank, gen, **kw):
+        ev.append({"t": t, "ev": name, "rank": rank, "gen": gen, "pid": 1, **kw})
+
+    for r in (0, 1):
+        add(90.0 + r * 0.01, "pg_ready", r, 0)
+        add(90.5, "state_loaded", r, 0, step=0, source="init")
+        for s in range(1, pre + 1):
+            add(90.5 + 0.1 * s + r * 0.001, "step_done", r, 0, step=s)
+    add(t_fail, "inject", 1, 0, kind="kill", step=pre + 1, progress=pre)
+    add(t_fail + 0.05, "noticed", 0, 0, reason="RuntimeError: Connection reset by peer")
+    if agent:
+        add(t_fail + 0.3, "agent_noticed", -1, 0, exitcodes={"0": 1, "1": -9})
+    if cut_short:
+        return ev
+    for r in (0, 1):
+        add(t_fail + 4.0 + r * 0.2, "pg_ready", r, 1)  # all running at t_fail + 4.2
+        add(t_fail + 4.5 + r * 0.1, "state_loaded", r, 1, step=resumed, source="disk")  # loaded at + 4.6
+        for k, s in enumerate(range(resumed + 1, pre + 3)):
+            add(t_fail + 4.6 + 0.25 * (k + 1) + r * 0.01, "step_done", r, 1, step=s)
+    return ev
+
+
+def test_stages_from_a_known_log():
+    (m,) = restart_stages(_synthetic_log())
+    assert m.kind == "kill" and m.noticed_by == "agent"
+    assert m.detect_s == pytest.approx(0.3)
+    assert m.peer_noticed_s == pytest.approx(0.05)
+    assert m.reschedule_s == pytest.approx(4.2 - 0.3)
+    assert m.reload_s == pytest.approx(4.6 - 4.2)
+    # back at step 6 on both ranks: 2 steps after loading step 4, the slower rank at +0.01
+    assert m.rewind_s == pytest.approx(0.5 + 0.01)
+    assert (m.pre_failure_step, m.resumed_step, m.steps_recomputed) == (6, 4, 2)
+    assert m.step_time_s == pytest.approx(0.25)
+    assert m.total_s == pytest.approx(4.6 + 0.51)
+    assert list(m.stages_s()) == list(STAGE_NAMES)
+    assert sum(m.stages_s().values()) == pytest.approx(m.total_s)
+
+
+def test_peer_notice_is_used_without_agent_events():
+    (m,) = restart_stages(_synthetic_log(agent=False))
+    assert m.noticed_by == "peer"
+    assert m.detect_s == pytest.approx(0.05)
+
+
+def test_zero_rewind_when_the_checkpoint_is_the_pre_failure_step():
+    (m,) = restart_stages(_synthetic_log(resumed=6))
+    assert m.steps_recomputed == 0 and m.rewind_s == 0.0
+
+
+def test_a_restart_that_never_came_back_is_left_out():
+    assert restart_stages(_synthetic_log(cut_short=True)) == []
+    assert restart_stages([]) == []
+
+
+@settings(max_examples=50, deadline=None)
+@given(t_fail=st.floats(1e3, 2e9), resumed=st.integers(0, 6))
+def test_stages_add_up_to_the_restart_time(t_fail, resumed):
+    (m,) = restart_stages(_synthetic_log(t_fail=t_fail, resumed=resumed))
+    assert all(v >= 0 for v in m.stages_s().values())
+    assert sum(m.stages_s().values()) == pytest.approx(m.total_s)
+
+
+def test_conversion_to_the_course_restart_stages_is_in_minutes():
+    (m,) = restart_stages(_synthetic_log())
+    rs = to_restart_stages(m)
+    assert isinstance(rs, RestartStages)
+    assert rs.detect == pytest.approx(m.detect_s / 60)
+    assert rs.total == pytest.approx(m.total_s / 60)

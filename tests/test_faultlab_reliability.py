@@ -1,0 +1,139 @@
+"""Reliability proof of the fault-injection lab: real torchrun runs with injected failures.
+
+Two runs of the same 24-step job (2 ranks, gloo): one never fails (checkpoints on disk), the
+other (checkpoints in the /dev/shm snapshot) is hit by four failures, one per worker
+generation: a rank SIGKILLed mid-step (step 7), the writer SIGKILLed halfway through the
+checkpoint of step 12, the newest checkpoint corrupted and the writer killed (step 15),
+and a rank that hangs (step 19) so that only the collective timeout can notice it.
+
+Each test asserts one property on those two runs. Nothing here asserts a speed: the stage
+durations are measured and only bounded where the property is itself a bound (a hang is
+noticed within the configured timeout plus a stated margin).
+"""
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from course_lib.faultlab import Failure, LabError, run_lab, same_final_state
+from course_lib.restart import RestartStages
+
+pytestmark = pytest.mark.slow
+
+STEPS, EVERY, TIMEOUT_S, MONITOR_S = 24, 4, 2.0, 0.1
+#: A hang must be noticed within the collective timeout + this margin (seconds): one monitor
+#: poll of the agent plus scheduling delays of a busy 2-core machine.
+HANG_MARGIN_S = 3.0
+FAILURES = (
+    Failure("kill", 7, rank=1),
+    Failure("kill_in_ckpt", 12),
+    Failure("corrupt_ckpt", 15),
+    Failure("hang", 19, rank=0),
+)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    return run_lab(steps=STEPS, ckpt_every=EVERY, snapshot="disk", run_dir=tmp_path_factory.mktemp("ref"), timeout_s=120)
+
+
+@pytest.fixture(scope="module")
+def faulty(tmp_path_factory):
+    return run_lab(
+        steps=STEPS,
+        ckpt_every=EVERY,
+        failures=FAILURES,
+        collective_timeout_s=TIMEOUT_S,
+        monitor_interval_s=MONITOR_S,
+        snapshot="memory",
+        run_dir=tmp_path_factory.mktemp("faulty"),
+        timeout_s=240,
+    )
+
+
+def _by_kind(result):
+    return {m.kind: m for m in result.restarts}
+
+
+def test_killed_run_ends_bit_identical_to_uninterrupted(reference, faulty):
+    kills = [e for e in faulty.events_of("inject") if e["kind"] in ("kill", "kill_in_ckpt", "corrupt_ckpt")]
+    assert len(kills) >= 3 and len({e["step"] for e in kills}) == len(kills)
+    assert any(e["kind"] == "kill_in_ckpt" for e in kills)
+    cmp = same_final_state(reference, faulty)
+    assert cmp == {"params": True, "optimizer": True, "applied": (STEPS, STEPS), "digest": True}
+    assert reference.applied == faulty.applied == STEPS
+    assert len(faulty.restarts) == len(FAILURES)
+
+
+def test_every_recomputed_step_repeats_the_original_exactly(reference, faulty):
+    """Same loss on every rank each time a step is (re)computed: nothing lost, nothing applied twice."""
+    ref = {(e["step"], e["rank"]): e["loss"] for e in reference.events_of("step_done")}
+    seen = defaultdict(list)
+    for e in faulty.events_of("step_done"):
+        seen[(e["step"], e["rank"])].append(e["loss"])
+    assert set(seen) == set(ref)
+    assert all(set(v) == {ref[k]} for k, v in seen.items())
+    recomputed = sum(len(v) - 1 for v in seen.values()) // 2
+    assert recomputed == sum(m.steps_recomputed for m in faulty.restarts)
+    # the surviving lineage applies each step once: resumed step + steps after it
+    last = max(e["gen"] for e in faulty.events)
+    resumed = [e["step"] for e in faulty.events_of("state_loaded") if e["gen"] == last][0]
+    final_gen_steps = sorted(e["step"] for e in faulty.events_of("step_done") if e["gen"] == last and e["rank"] == 0)
+    assert final_gen_steps == list(range(resumed + 1, STEPS + 1))
+
+
+def test_kill_during_checkpoint_write_falls_back_to_the_previous_checkpoint(faulty):
+    m = _by_kind(faulty)["kill_in_ckpt"]
+    assert (m.pre_failure_step, m.resumed_step) == (12, 12 - EVERY)
+    assert m.reload_source == "memory"
+
+
+def test_hang_is_detected_by_the_collective_timeout_and_recovered(faulty):
+    m = _by_kind(faulty)["hang"]
+    assert "Timed out" in m.reason  # the peer's collective timed out: nothing else noticed it
+    assert 0.5 * TIMEOUT_S <= m.peer_noticed_s <= TIMEOUT_S + HANG_MARGIN_S
+    assert m.detect_s <= TIMEOUT_S + MONITOR_S + HANG_MARGIN_S
+    assert m.rewind_s >= 0 and faulty.applied == STEPS  # and the job finished
+
+
+def test_corrupted_newest_checkpoint_is_skipped(faulty):
+    m = _by_kind(faulty)["corrupt_ckpt"]
+    assert m.skipped_checkpoints == 1
+    corrupted = [e for e in faulty.events_of("inject") if e["kind"] == "corrupt_ckpt"][0]["file"]
+    skipped = [e["message"] for e in faulty.events_of("ckpt_skipped")]
+    assert skipped and all(corrupted in s and "sha256" in s for s in skipped)
+    assert m.resumed_step == 12 - EVERY  # the previous good one
+
+
+def test_stages_are_measured_for_every_restart(faulty):
+    for m, rs in zip(faulty.restarts, faulty.stages()):
+        assert isinstance(rs, RestartStages)
+        assert rs.total * 60 == pytest.approx(m.total_s)
+        assert min(m.stages_s().values()) >= 0
+        assert m.reschedule_s > 0 and m.reload_s > 0  # a new process group, a real load
+        assert m.noticed_by == "agent"
+
+
+def test_no_process_or_snapshot_is_left_behind(faulty, reference):
+    for res in (faulty, reference):
+        for pid in {e["pid"] for e in res.events}:
+            cmdline = Path(f"/proc/{pid}/cmdline")
+            assert not (cmdline.exists() and str(res.run_dir).encode() in cmdline.read_bytes())
+    cfg = (faulty.run_dir / "config.json").read_text()
+    import json
+
+    assert not Path(json.loads(cfg)["_paths"]["shm"]).exists()
+
+
+def test_a_run_past_its_timeout_is_killed_and_reported(tmp_path):
+    with pytest.raises(LabError, match="timeout_s"):
+        run_lab(steps=STEPS, run_dir=tmp_path, timeout_s=1.0)
+    import time
+
+    time.sleep(0.5)
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                assert str(tmp_path).encode() not in (p / "cmdline").read_bytes()
+            except OSError:
+                pass
