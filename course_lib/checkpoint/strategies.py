@@ -291,55 +291,77 @@ def make_strategy(name: str, state: dict, directory, process_group=None) -> _Str
     return _CLASSES[name](state, Path(directory), process_group)
 
 
-def measure(name: str, state: dict, directory, repeats: int = 3, verify: bool = False, process_group=None, on_repeat=None) -> list[dict]:
-    """Save ``state`` ``repeats`` times with strategy ``name``; one row of timings per save.
+def _one_save(strategy, r: int, verify: bool, process_group, dist_on: bool, nbytes: int) -> dict:
+    step = r + 1
+    _sync(strategy.cuda)
+    if dist_on:
+        torch.distributed.barrier(group=process_group)
+    t0 = time.perf_counter()
+    handle = strategy.start(step)
+    t1 = time.perf_counter()
+    handle.wait()
+    _sync(strategy.cuda)
+    t2 = time.perf_counter()
+    row = {
+        "strategy": strategy.name,
+        "repeat": r,
+        "nbytes": nbytes,
+        "blocking_s": t1 - t0,
+        "durable_s": t2 - t0 if strategy.durable else float("nan"),
+        "reload_s": float("nan"),
+        "dcp_call_s": strategy.extra.get("dcp_call_s", float("nan")),
+    }
+    if strategy.durable:
+        t3 = time.perf_counter()
+        loaded = strategy.reload()
+        t4 = time.perf_counter()
+        row["reload_s"] = t4 - t3
+        if verify:
+            row["bit_exact"] = loaded is not None and states_equal(local_state(loaded), local_state(strategy.state))
+        del loaded
+    elif verify:
+        row["bit_exact"] = all(torch.equal(dst, t.reshape(-1).view(torch.uint8).cpu()) for dst, t in strategy._views)
+    return row
+
+
+def measure(names, state: dict, directory, repeats: int = 3, verify: bool = False, process_group=None, on_repeat=None) -> list[dict]:
+    """Save ``state`` ``repeats`` times with each strategy in ``names``; one row of timings per save.
+
+    ``names`` is one strategy name or a list. With several, the saves are *interleaved*
+    (repeat 0 of every strategy, then repeat 1, ...), so that a shared machine's load drifts
+    over all strategies alike and the ratios between them stay meaningful. Every strategy's
+    buffers are allocated before the first save, outside any timing.
 
     Row keys: strategy, repeat, nbytes, blocking_s, durable_s, reload_s (NaN where the strategy
     is not durable), dcp_call_s (the dcp.save / async_save call alone; NaN for others) and,
     with ``verify``, ``bit_exact`` (the reloaded state equals ``state`` bit for bit).
     Under torchrun every rank calls this; the ranks start each save together (barrier).
     """
+    names = [names] if isinstance(names, str) else list(names)
     repeats = check_int_positive("repeats", repeats)
-    strategy = make_strategy(name, state, directory, process_group)
+    for name in names:
+        check_choice("strategy", name, STRATEGIES)
     dist_on = torch.distributed.is_available() and torch.distributed.is_initialized()
     nbytes = state_nbytes(local_state(state))
+    strategies = []
     rows = []
     try:
+        template = None
+        for name in names:
+            st = make_strategy(name, state, directory, process_group)
+            if isinstance(st, _Dcp):  # the two DCP strategies share one reload template
+                template = st.template = template if template is not None else st.template
+            strategies.append(st)
         for r in range(repeats):
-            step = r + 1
-            _sync(strategy.cuda)
-            if dist_on:
-                torch.distributed.barrier(group=process_group)
-            t0 = time.perf_counter()
-            handle = strategy.start(step)
-            t1 = time.perf_counter()
-            handle.wait()
-            _sync(strategy.cuda)
-            t2 = time.perf_counter()
-            row = {
-                "strategy": name,
-                "repeat": r,
-                "nbytes": nbytes,
-                "blocking_s": t1 - t0,
-                "durable_s": t2 - t0 if strategy.durable else float("nan"),
-                "reload_s": float("nan"),
-                "dcp_call_s": strategy.extra.get("dcp_call_s", float("nan")),
-            }
-            if strategy.durable:
-                t3 = time.perf_counter()
-                loaded = strategy.reload()
-                t4 = time.perf_counter()
-                row["reload_s"] = t4 - t3
-                if verify:
-                    row["bit_exact"] = loaded is not None and states_equal(local_state(loaded), local_state(state))
-                del loaded
-            elif verify:
-                row["bit_exact"] = all(torch.equal(dst, t.reshape(-1).view(torch.uint8).cpu()) for dst, t in strategy._views)
-            rows.append(row)
-            if on_repeat is not None:
-                on_repeat(row)
+            for st in strategies:
+                row = _one_save(st, r, verify, process_group, dist_on, nbytes)
+                rows.append(row)
+                if on_repeat is not None:
+                    on_repeat(row)
     finally:
-        strategy.close()
-        del strategy
+        for st in strategies:
+            st.close()
+        strategies.clear()
         gc.collect()
-    return rows
+    order = {n: i for i, n in enumerate(names)}
+    return sorted(rows, key=lambda row: (order[row["strategy"]], row["repeat"]))
