@@ -1,0 +1,116 @@
+"""The budget CLI: the course's whole answer for your fleet, from the shell.
+
+    python -m course_lib budget                                   # the course's 4,096-GPU question
+    python -m course_lib budget --gpus 4096 --failures-per-day 2 --detect 5 --reschedule 4 \\
+        --reload 3 --interval 10 --write-cost 0.5 [--json]
+    course-budget --gpus 16384 --rate 8.1e-4                      # the console script, same flags
+
+It prints the decomposition of the daily loss by restart stage, the optimal checkpoint
+interval before and after the in-memory snapshot, what each lever saves, the after-levers
+loss and the floor lambda (D + R) as a table (or JSON with --json), all computed by
+:func:`course_lib.answer.answer` (notebook 09 explains every line). A bad value (negative,
+zero where zero means nothing, not a number) ends with a one-line error naming the flag and
+exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._validate import check_int_positive, check_non_negative, check_positive
+
+__all__ = ["main", "build_parser"]
+
+
+def _typed(check, kind: str):
+    """An argparse type from a course_lib validator; its message names the allowed range."""
+
+    def convert(text: str):
+        try:
+            value = int(text) if kind == "int" else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {'an integer' if kind == 'int' else 'a number'} (got {text!r})") from None
+        try:
+            return check("value", value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc).replace("value ", "", 1)) from None
+
+    convert.__name__ = kind  # argparse names the type in its messages
+    return convert
+
+
+positive_int = _typed(check_int_positive, "int")
+positive_float = _typed(check_positive, "float")
+non_negative_float = _typed(check_non_negative, "float")
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Errors as one line (``course-budget: error: argument --gpus: ...``), exit status 2."""
+
+    def error(self, message):  # noqa: D102
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
+    p = _OneLineParser(
+        prog=prog,
+        description="The daily restart budget of a training job, the levers, the after-levers loss and the floor. "
+        "Every flag is optional; an omitted one keeps the course's 4,096-GPU value.",
+    )
+    p.add_argument("--gpus", type=positive_int, metavar="N", help="GPUs in the job (integer >= 1; course: 4096)")
+    rate = p.add_mutually_exclusive_group()
+    rate.add_argument("--rate", type=positive_float, metavar="PER_GPU_DAY",
+                      help="failures per GPU-day (> 0; course: 2 / 4096)")
+    rate.add_argument("--failures-per-day", type=positive_float, metavar="F",
+                      help="failures per day of the whole job (> 0; course: 2); instead of --rate")
+    p.add_argument("--detect", type=non_negative_float, metavar="MIN", help="minutes to detect a failure (>= 0; course: 5)")
+    p.add_argument("--reschedule", type=non_negative_float, metavar="MIN",
+                   help="minutes to tear down, replace the node and restart (>= 0; course: the rest of 15 min)")
+    p.add_argument("--reload", type=non_negative_float, metavar="MIN", help="minutes to reload the checkpoint (>= 0; course: 129.5 s)")
+    p.add_argument("--interval", type=positive_float, metavar="MIN", help="current checkpoint interval in minutes (> 0; course: 10)")
+    p.add_argument("--write-cost", type=positive_float, metavar="MIN",
+                   help="blocking minutes per checkpoint of your current synchronous write (> 0; course: the shard at "
+                   "the torch.save + fsync bandwidth)")
+    p.add_argument("--state-gb", type=positive_float, metavar="GB",
+                   help="training state per GPU in GB (> 0; course: 405B parameters x 16 B / GPUs)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return p
+
+
+def main(argv=None) -> int:
+    """Entry point of ``python -m course_lib budget`` and the ``course-budget`` script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    prog = "course-budget"
+    if args and args[0] == "budget":
+        args, prog = args[1:], "python -m course_lib budget"
+    elif args and not args[0].startswith("-"):
+        print(f"{prog}: error: unknown command {args[0]!r} (the command is 'budget')", file=sys.stderr)
+        return 2
+    parser = build_parser(prog)
+    try:
+        ns = parser.parse_args(args)
+    except SystemExit as exc:  # argparse: --help (0) or a bad value (2)
+        return int(exc.code or 0)
+
+    from .answer import answer
+
+    try:
+        result = answer(
+            n_gpus=ns.gpus, rate_per_gpu_day=ns.rate, failures_per_day=ns.failures_per_day,
+            detect_min=ns.detect, reschedule_min=ns.reschedule, reload_min=ns.reload,
+            interval_min=ns.interval, write_cost_min=ns.write_cost, state_gb_per_gpu=ns.state_gb,
+        )
+    except ValueError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if ns.json:
+        print(result.to_json())
+    else:
+        print(result.table())
+        print()
+        print(result.text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""course_lib.answer: the whole answer for one fleet agrees with the modules it is built from."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from course_lib import MINUTES_PER_DAY, Scenario
+from course_lib import floor as fl
+from course_lib import restart as rs
+from course_lib.answer import answer
+
+
+def test_default_answer_is_the_course_question():
+    a = answer()
+    s = Scenario()
+    assert a.n_gpus == s.n_gpus
+    assert a.failures_per_day == pytest.approx(s.restarts_per_day)
+    assert a.baseline.fraction_of_day == pytest.approx(s.loss_fraction)  # 2.08 %
+    assert a.baseline.stages == rs.baseline_stages(s)
+    # the stage levers agree with notebook 03's; the interval lever is at the snapshot's optimum
+    ref = rs.waterfall(rs.baseline_budget(s), rs.default_levers(s))[-1].after
+    assert a.after.stages.detect == ref.stages.detect
+    assert a.after.stages.reschedule == ref.stages.reschedule
+    assert a.after.stages.reload == pytest.approx(ref.stages.reload)
+    assert a.after_levers_minutes_per_day == pytest.approx(ref.minutes_per_day, rel=1e-9)
+    # the in-memory checkpoint turns the interval into about a minute
+    assert 0.5 < a.interval_after_min < 1.5 < a.interval_before_min
+    assert a.interval_after_min == pytest.approx(math.sqrt(2 * a.snapshot_cost_min * a.baseline.mtbf_min))
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(n_gpus=16384, rate_per_gpu_day=8.1e-4),
+                                    dict(failures_per_day=5, detect_min=1, reschedule_min=4, reload_min=3, interval_min=30,
+                                         write_cost_min=0.5, state_gb_per_gpu=4.0)])
+def test_answer_is_consistent(kwargs):
+    a = answer(**kwargs)
+    # the waterfall's last budget is the floor's
+    assert a.after.minutes_per_day == pytest.approx(a.floor.loss_minutes_per_day, rel=1e-12)
+    assert sum(a.savings.values()) == pytest.approx(a.baseline.minutes_per_day - a.after.minutes_per_day)
+    assert list(a.savings.values()) == sorted(a.savings.values(), reverse=True)  # largest first
+    assert a.floor.floor_minutes_per_day == pytest.approx(
+        a.failures_per_day * (a.after.stages.detect + a.after.stages.reschedule + a.after.stages.reload))
+    assert a.floor.floor_minutes_per_day < a.floor.loss_minutes_per_day < a.baseline.minutes_per_day
+    assert a.interval_before_min == pytest.approx(math.sqrt(2 * a.write_cost_before_min * MINUTES_PER_DAY / a.failures_per_day))
+    for lever, g in a.fewer:
+        assert g.floor_minutes_per_day == pytest.approx(lever.factor * a.floor.floor_minutes_per_day)
+    rows = {r.key: r for r in a.rows()}
+    assert rows["baseline_loss_pct"].value == pytest.approx(100 * a.baseline.fraction_of_day)
+    assert rows["floor_pct"].value == pytest.approx(100 * a.floor.floor_fraction)
+    assert rows["after_levers_pct"].value == pytest.approx(100 * a.floor.loss_fraction)
+    assert rows["interval_after_min"].value == a.interval_after_min
+    assert len(rows) == len(a.rows())  # keys are unique
+    d = json.loads(a.to_json())
+    assert d["floor_minutes_per_day"]["value"] == pytest.approx(a.floor.floor_minutes_per_day)
+    assert d["text"] == a.text
+
+
+def test_inputs_flow_through():
+    a = answer(n_gpus=8192)
+    assert a.failures_per_day == pytest.approx(2 * Scenario().restarts_per_day)  # per-GPU rate kept
+    b = answer(failures_per_day=3, n_gpus=1000)
+    assert b.rate_per_gpu_day == pytest.approx(3e-3)
+    c = answer(detect_min=1, reschedule_min=2, reload_min=3, interval_min=8)
+    assert c.baseline.stages == rs.RestartStages(1, 2, 3, 4)
+    d = answer(state_gb_per_gpu=3.3)
+    assert d.snapshot_cost_min == pytest.approx(fl.blocking_write_min("snapshot_pinned_host", 3.3))
+    e = answer(detect_after_min=0.5, reschedule_after_min=2.0, reload_after_min=0.1, snapshot_cost_min=0.01)
+    assert e.floor.floor_minutes_per_day == pytest.approx(2 * (0.5 + 2.0 + 0.1))
+    assert e.floor.write_cost_min == 0.01
+
+
+def test_text_states_the_numbers():
+    a = answer()
+    t = a.text
+    for fragment in (f"{a.baseline.fraction_of_day:.2%}", f"{a.interval_after_min:.2f} min",
+                     f"{a.floor.floor_minutes_per_day:.2f} min", f"{a.floor.loss_fraction:.3%}", "4,096-GPU"):
+        assert fragment in t
+    assert "\n" not in t
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(n_gpus=0), "n_gpus"), (dict(n_gpus=2.5), "n_gpus"), (dict(rate_per_gpu_day=-1e-4), "rate_per_gpu_day"),
+    (dict(failures_per_day=0), "failures_per_day"), (dict(detect_min=-1), "detect_min"),
+    (dict(interval_min=0), "interval_min"), (dict(write_cost_min=0), "write_cost_min"),
+    (dict(state_gb_per_gpu=float("nan")), "state_gb_per_gpu"), (dict(rate_per_gpu_day=1e-4, failures_per_day=2), "not both"),
+])
+def test_bad_inputs_name_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        answer(**kwargs)

@@ -1,0 +1,63 @@
+"""The budget CLI (python -m course_lib budget / course-budget): table, JSON, one-line errors, exit 2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from course_lib.__main__ import main
+from course_lib.answer import answer
+
+
+def test_no_flags_answers_the_course_question(capsys):
+    assert main(["budget"]) == 0
+    out = capsys.readouterr().out
+    a = answer()
+    assert f"{100 * a.baseline.fraction_of_day:.2f}" in out  # 2.08
+    for row in a.rows():
+        assert row.label in out and row.formatted() in out
+    assert a.text in out
+
+
+def test_flags_and_json(capsys):
+    argv = ["budget", "--gpus", "4096", "--failures-per-day", "2", "--detect", "5", "--reschedule", "4",
+            "--reload", "3", "--interval", "10", "--write-cost", "0.5", "--json"]
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)
+    a = answer(n_gpus=4096, failures_per_day=2, detect_min=5, reschedule_min=4, reload_min=3, interval_min=10, write_cost_min=0.5)
+    assert got["baseline_minutes_per_day"]["value"] == pytest.approx(2 * (5 + 4 + 3 + 5))
+    assert got["interval_before_min"]["value"] == pytest.approx(a.interval_before_min)
+    assert got["floor_minutes_per_day"]["value"] == pytest.approx(a.floor.floor_minutes_per_day)
+    assert got["after_levers_minutes_per_day"]["value"] == pytest.approx(a.after_levers_minutes_per_day)
+    # the console script form takes the same flags without the command word
+    assert main(["--gpus", "16384", "--rate", "8.1e-4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["failures_per_day"]["value"] == pytest.approx(16384 * 8.1e-4)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--gpus", "-3"], "--gpus"), (["--gpus", "0"], "--gpus"), (["--gpus", "2.5"], "--gpus"),
+    (["--rate", "abc"], "--rate"), (["--failures-per-day", "0"], "--failures-per-day"),
+    (["--detect", "-1"], "--detect"), (["--interval", "0"], "--interval"), (["--write-cost", "nan"], "--write-cost"),
+    (["--state-gb", "-2"], "--state-gb"), (["--rate", "1e-4", "--failures-per-day", "2"], "--failures-per-day"),
+])
+def test_bad_values_give_one_line_naming_the_flag(argv, flag, capsys):
+    assert main(["budget", *argv]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and "error" in lines[0]
+    assert captured.out == ""
+
+
+def test_unknown_command(capsys):
+    assert main(["floor"]) == 2
+    assert "budget" in capsys.readouterr().err
+
+
+def test_module_runs_as_a_subprocess():
+    ok = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--gpus", "8192"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    assert "floor lambda (D + R)" in ok.stdout and answer(n_gpus=8192).text in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--reload", "-1"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--reload" in bad.stderr

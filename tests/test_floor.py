@@ -1,0 +1,193 @@
+"""course_lib.floor: the floor lambda (D + R), the after-levers loss, ETTR (Kokolis et al.), fewer failures."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib import MINUTES_PER_DAY
+from course_lib import floor as fl
+from course_lib import interval as iv
+from course_lib import restart as rs
+
+finite = dict(allow_nan=False, allow_infinity=False)
+rates = st.floats(0.05, 50.0, **finite)
+minutes = st.floats(0.0, 30.0, **finite)
+writes = st.floats(1e-6, 5.0, **finite)
+
+
+def budget(lam=2.0, detect=5.0, resched=3.0, reload=2.0, rewind=5.0, write=0.0):
+    return rs.RestartBudget(lam, rs.RestartStages(detect, resched, reload, rewind), write)
+
+
+# ----------------------------------------------------------------- the floor
+@settings(max_examples=60, deadline=None)
+@given(lam=rates, d=minutes, s=minutes, r=minutes, delta=writes)
+def test_loss_equals_waste_fraction_at_the_optimum(lam, d, s, r, delta):
+    f = fl.floor(budget(lam, d, s, r), delta)
+    m = MINUTES_PER_DAY / lam
+    tau = math.sqrt(2 * delta * m)
+    assert f.interval_min == pytest.approx(tau, rel=1e-12)
+    assert f.interval_min == pytest.approx(iv.young_interval(delta, m), rel=1e-12)
+    assert f.loss_fraction == pytest.approx(iv.waste_fraction(tau, delta, m, d + s + r), rel=1e-12)
+    # rewind and writes are equal at Young's optimum and sum to sqrt(2 delta lambda T)
+    assert f.rewind_minutes_per_day == pytest.approx(f.write_minutes_per_day, rel=1e-9)
+    assert f.checkpoint_minutes_per_day == pytest.approx(math.sqrt(2 * delta * lam * MINUTES_PER_DAY), rel=1e-9)
+    assert f.floor_minutes_per_day == pytest.approx(lam * (d + s + r), rel=1e-12, abs=1e-15)
+    # the budget view agrees
+    assert f.budget().minutes_per_day == pytest.approx(f.loss_minutes_per_day, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(lam=rates, d=minutes, s=minutes, r=minutes)
+def test_after_levers_loss_tends_to_the_floor_as_the_write_cost_vanishes(lam, d, s, r):
+    b = budget(lam, d, s, r)
+    losses = [fl.floor(b, delta).loss_minutes_per_day for delta in (1.0, 1e-2, 1e-4, 1e-6, 1e-8)]
+    gaps = [x - fl.floor(b, 0.0).floor_minutes_per_day for x in losses]
+    assert all(g > 0 for g in gaps) and all(a > b_ for a, b_ in zip(gaps, gaps[1:]))
+    assert gaps[-1] == pytest.approx(math.sqrt(2e-8 * lam * MINUTES_PER_DAY), rel=1e-6)  # sqrt(2 delta lambda T) -> 0
+    zero = fl.floor(b, 0.0)
+    assert zero.loss_minutes_per_day == zero.floor_minutes_per_day and zero.interval_min == 0.0
+
+
+def test_floor_symbolically():
+    lam, D, R, delta, T, tau = sp.symbols("lambda D R delta T tau", positive=True)
+    loss = lam * (D + R) + lam * tau / 2 + delta * T / tau
+    tau_star = [t for t in sp.solve(sp.diff(loss, tau), tau) if t.is_positive][0]
+    at_opt = sp.simplify(loss.subs(tau, tau_star))
+    assert sp.simplify(at_opt - (lam * (D + R) + sp.sqrt(2 * delta * lam * T))) == 0
+    assert sp.expand(sp.limit(at_opt, delta, 0) - lam * (D + R)) == 0
+
+
+def test_minimum_interval_bound_and_at_optimal_interval():
+    b = budget(write=0.0)
+    f = fl.floor(b, 1e-4, min_interval_min=5.0)
+    assert f.interval_min == 5.0
+    assert f.loss_minutes_per_day > fl.floor(b, 1e-4).loss_minutes_per_day
+    out = fl.at_optimal_interval(b, 0.5)
+    assert out.interval_min == pytest.approx(math.sqrt(2 * 0.5 * b.mtbf_min))
+    assert out.write_cost_min == 0.5 and out.stages.detect == b.stages.detect
+    # the course's after-levers budget (restart.waterfall) is at the optimum already
+    steps = rs.waterfall(rs.baseline_budget(), rs.default_levers())
+    after = steps[-1].after
+    assert fl.floor(after).loss_minutes_per_day == pytest.approx(after.minutes_per_day, rel=1e-12)
+
+
+def test_floor_rejects_bad_input_naming_the_parameter():
+    with pytest.raises(ValueError, match="budget"):
+        fl.floor("not a budget")
+    with pytest.raises(ValueError, match="write_cost_min"):
+        fl.floor(budget(), -1.0)
+    with pytest.raises(ValueError, match="min_interval_min"):
+        fl.floor(budget(), 0.1, min_interval_min=float("nan"))
+    with pytest.raises(ValueError, match="write_cost_min"):
+        fl.at_optimal_interval(budget(), -0.1)
+
+
+# ----------------------------------------------------------------- ETTR
+def test_ettr_reproduces_kokolis_projections():
+    k = fl.kokolis_projection()
+    # r_f per node-day -> per GPU-day: the GPUs per node cancel in N_nodes r_f
+    assert k.rate_per_gpu_day * k.n_gpus == pytest.approx(k.rf_per_node_day * k.n_gpus / k.gpus_per_node)
+    assert round(k.ettr(k.interval_hourly_min), 1) == k.ettr_hourly
+    assert round(k.ettr(k.interval_short_min), 2) == k.ettr_short
+    assert round(k.mttf_hours_at(k.n_gpus), 1) == k.mttf_hours
+    assert round(k.mttf_hours_at(k.large_n_gpus), 2) == k.large_mttf_hours
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(8, 200_000), rate=st.floats(1e-5, 2e-3, **finite), u0=minutes,
+       dt=st.floats(0.1, 120.0, **finite), w=st.floats(0.0, 5.0, **finite))
+def test_ettr_properties(n, rate, u0, dt, w):
+    e = fl.ettr(n, rate, u0, dt, w)
+    assert 0.0 <= e <= 1.0
+    assert fl.ettr(2 * n, rate, u0, dt, w) <= e + 1e-15  # a bigger fleet never helps
+    lam = n * rate / MINUTES_PER_DAY
+    assert fl.ettr(n, rate, u0, dt, 0.0) == pytest.approx(max(0.0, 1 - lam * (u0 + dt / 2)))
+    # to first order ETTR = 1 - waste_fraction (the difference is second order)
+    if w > 0 and lam * (u0 + dt / 2) < 0.5:  # away from the clip at 0
+        waste = iv.waste_fraction(dt, w, 1 / lam, u0)
+        assert abs(e - (1 - waste)) <= (w / dt) ** 2 + lam * (u0 + dt / 2) * w / dt + 1e-12
+
+
+def test_ettr_rejects_bad_input():
+    for kwargs, name in [(dict(n_gpus=0), "n_gpus"), (dict(rate_per_gpu_day=-1e-4), "rate_per_gpu_day"),
+                         (dict(restart_overhead=-1), "restart_overhead"), (dict(interval=0), "interval"),
+                         (dict(write_cost=float("inf")), "write_cost")]:
+        args = dict(n_gpus=1024, rate_per_gpu_day=5e-4, restart_overhead=5.0, interval=60.0, write_cost=0.0) | kwargs
+        with pytest.raises(ValueError, match=name):
+            fl.ettr(**args)
+
+
+def test_regimes_and_the_90_percent_fleet_size():
+    regimes = fl.default_regimes()
+    assert [r.name for r in regimes] == ["hourly, blocking", "async writes", "in-memory snapshots"]
+    band = 5e-4
+    sizes = [fl.fleet_size_at_ettr(r, band) for r in regimes]
+    assert sizes[0] < sizes[1] < sizes[2]  # each better way to checkpoint scales further
+    for r, n in zip(regimes, sizes):
+        assert r.ettr(n, band) == pytest.approx(0.9, abs=1e-9)
+    # the in-memory snapshot shrinks with the fleet (the shard does) and is never below the copy
+    mem = regimes[2]
+    assert mem.write_cost(2048) == pytest.approx(2 * mem.write_cost(4096))
+    assert regimes[1].interval(131072, 8e-4) == pytest.approx(regimes[1].min_interval_min)
+    # a faster restart moves the break further out
+    faster = mem.with_restart_overhead(0.5)
+    assert fl.fleet_size_at_ettr(faster, band) > sizes[2]
+    assert fl.fleet_size_at_ettr(mem, band, lo=8, hi=16) is None
+    with pytest.raises(ValueError, match="target"):
+        fl.fleet_size_at_ettr(mem, band, target=1.5)
+
+
+# ----------------------------------------------------------------- fewer failures
+def test_table5_shares_come_from_the_counts():
+    assert fl.table5_share(["Faulty GPU"]) == pytest.approx(148 / 419)
+    assert fl.table5_share(fl.TOP_TABLE5_CAUSES) == pytest.approx((148 + 72) / 419)
+    assert fl.rate_without_causes(1e-3, ["Faulty GPU", "GPU HBM3 Memory"]) == pytest.approx(1e-3 * 199 / 419)
+    with pytest.raises(ValueError, match="components"):
+        fl.table5_share(["Cosmic rays"])
+    with pytest.raises(ValueError, match="rate_per_gpu_day"):
+        fl.rate_without_causes(0.0, ["Faulty GPU"])
+
+
+def test_lemon_node_factor_from_job_failure_shares():
+    f = fl.floor_inputs()
+    p0, p1 = f["lemon_job_failure_before"].value / 100, f["lemon_job_failure_after"].value / 100
+    assert fl.lemon_node_factor() == pytest.approx(math.log(1 - p1) / math.log(1 - p0))
+    assert fl.lemon_node_factor() < p1 / p0 < 1  # Poisson conversion is a bit stronger than the ratio
+
+
+@settings(max_examples=30, deadline=None)
+@given(factor=st.floats(0.01, 1.0, **finite), delta=st.floats(0.0, 1.0, **finite))
+def test_fewer_failures_scales_the_floor_and_reoptimises_the_interval(factor, delta):
+    b = fl.at_optimal_interval(budget(), delta) if delta > 0 else budget()
+    out = fl.fewer_failures(b, factor)
+    assert out.failures_per_day == pytest.approx(factor * b.failures_per_day)
+    assert fl.floor(out).floor_minutes_per_day == pytest.approx(factor * fl.floor(b).floor_minutes_per_day)
+    if delta > 0:
+        assert out.interval_min == pytest.approx(math.sqrt(2 * delta * out.mtbf_min))
+    assert out.minutes_per_day <= b.minutes_per_day + 1e-12
+
+
+def test_rate_levers_are_sourced_and_validated():
+    levers = fl.rate_levers()
+    assert {lv.name for lv in levers} == {"lemon-node removal", "no faulty GPU / HBM3"}
+    for lv in levers:
+        assert 0 < lv.factor < 1 and lv.source and lv.stage == "rate"
+        assert lv.saving(budget()) > 0
+    with pytest.raises(ValueError, match="factor"):
+        fl.RateLever("x", 1.5, "", "")
+    with pytest.raises(ValueError, match="factor"):
+        fl.fewer_failures(budget(), 0.0)
+
+
+def test_blocking_write_costs_from_data():
+    assert fl.blocking_write_min("pfs_sync") == pytest.approx(5.0)
+    assert fl.blocking_write_min("snapshot_pinned_host", 1.65) == pytest.approx(1.65 / 55 / 60)
+    with pytest.raises(ValueError, match="state_gb_per_gpu"):
+        fl.blocking_write_min("torch_save_local")
+    with pytest.raises(ValueError, match="regime"):
+        fl.blocking_write_min("carrier_pigeon", 1.0)
