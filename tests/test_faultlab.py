@@ -182,3 +182,49 @@ def test_conversion_to_the_course_restart_stages_is_in_minutes():
     assert isinstance(rs, RestartStages)
     assert rs.detect == pytest.approx(m.detect_s / 60)
     assert rs.total == pytest.approx(m.total_s / 60)
+
+
+# ----- the committed benchmark and the figures -----
+def test_load_benchmark_reads_medians_and_ratios(tmp_path):
+    from course_lib.faultlab import load_benchmark
+
+    stages = {"detect": 30.0, "reschedule": 4.0, "reload": 1.0, "rewind": 15.0}
+    tuned = {"detect": 1.0, "reschedule": 4.0, "reload": 0.1, "rewind": 0.5}
+    payload = {
+        "scale": 20, "machine": {"cpu": "x"},
+        "default_like": {"collective_timeout_s": 30.0}, "tuned": {"collective_timeout_s": 1.0},
+        "summary": [
+            {"scenario": "hang", "setting": "default-like", "reps": 3, **stages, "total_s": 50.0},
+            {"scenario": "hang", "setting": "tuned", "reps": 3, **tuned, "total_s": 5.6},
+        ],
+        "ratios": {"hang": 50.0 / 5.6},
+    }
+    p = tmp_path / "b.json"
+    p.write_text(json.dumps(payload))
+    b = load_benchmark(p)
+    assert b.stages("hang", "default-like") == stages
+    assert b.medians[("hang", "tuned")]["reps"] == 3
+    assert b.ratios["hang"] == pytest.approx(50 / 5.6)
+    with pytest.raises(FileNotFoundError, match="faultlab_bench"):
+        load_benchmark(tmp_path / "missing.json")
+
+
+def test_timeline_and_bars_draw_every_stage():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from course_lib.plots.faultlab import restart_timeline, stage_bars_seconds
+
+    ev = _synthetic_log()
+    restarts = restart_stages(ev)
+    ax = restart_timeline(ev, restarts)
+    labels = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert set(STAGE_NAMES) <= labels
+    ax = restart_timeline(ev, restarts, zoom=0)
+    lo, hi = ax.get_xlim()
+    assert hi - lo == pytest.approx(restarts[0].total_s + 2.0)
+    ax = stage_bars_seconds({"a": restarts[0].stages_s(), "b": {"detect": 1.0, "reschedule": 2.0}})
+    assert len(ax.patches) == 6
+    plt.close("all")

@@ -3,11 +3,13 @@ restarts measured stage by stage from its own event log (notebook 07).
 
 Modules: :mod:`.spec` (what a run does: :class:`LabConfig`, :class:`Failure`),
 :mod:`.job` (the training script torchrun starts), :mod:`.launch` (torchrun with agent
-events), :mod:`.events` (the event log and the four stages), :mod:`.lab` (:func:`run_lab`).
+events), :mod:`.events` (the event log and the four stages), :mod:`.lab` (:func:`run_lab`),
+:mod:`.results` (the committed restart benchmark, :func:`load_benchmark`).
 Only :mod:`.job` imports torch at import time.
 """
 from .events import STAGE_NAMES, MeasuredRestart, read_events, restart_stages, to_restart_stages
 from .lab import LabError, LabResult, load_final, run_lab, same_final_state
+from .results import BenchmarkSummary, load_benchmark
 from .spec import FAILURE_KINDS, SNAPSHOTS, Failure, LabConfig
 
 __all__ = [
@@ -18,6 +20,8 @@ __all__ = [
     "LabConfig",
     "LabError",
     "LabResult",
+    "BenchmarkSummary",
+    "load_benchmark",
     "MeasuredRestart",
     "load_final",
     "read_events",
