@@ -1,0 +1,112 @@
+"""Figures for notebook 08 (the floor) and notebook 09 (your fleet).
+
+Pure drawing: every number comes from :mod:`course_lib.floor` and :mod:`course_lib.answer`.
+The waterfall reuses notebook 03's :func:`course_lib.plots.restart.waterfall_chart` and adds
+the floor bar. Each builder takes an optional ``ax`` and returns it.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..answer import Answer
+from ..floor import CheckpointRegime, Floor, fleet_size_at_ettr
+from ..scenario import MINUTES_PER_DAY
+from .restart import waterfall_chart
+
+__all__ = ["FLOOR_COLOUR", "answer_waterfall", "ettr_vs_fleet", "floor_vs_fleet", "floor_alternatives"]
+
+FLOOR_COLOUR = "#8c564b"
+REGIME_COLOURS = ("#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd")
+
+
+def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
+    """The chain from the baseline to the floor: each lever (largest first), the after-levers
+    loss, and the floor lambda (D + R) as a hatched last bar; the interval change is noted."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9.0, 4.6))
+    steps = list(ans.steps)
+    waterfall_chart(steps, ax=ax, title=title or (
+        f"{ans.n_gpus:,} GPUs, {ans.failures_per_day:.2g} failures a day: from the baseline to the floor"))
+    f = ans.floor
+    x = len(steps) + 2
+    pct = 100 * f.floor_fraction
+    ax.bar(x, pct, color="white", edgecolor=FLOOR_COLOUR, hatch="//", width=0.6, linewidth=1.5)
+    ax.text(x, pct, f"{pct:.3f} %\n{f.floor_minutes_per_day:.2f} min/day", ha="center", va="bottom", fontsize=9)
+    labels = [t.get_text() for t in ax.get_xticklabels()] + ["floor λ(D+R)"]
+    ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
+    ax.text(0.99, 0.97, f"checkpoint interval {ans.interval_before_min:.1f} min (sync write) -> "
+            f"{ans.interval_after_min:.2f} min (in-memory)", transform=ax.transAxes, ha="right", va="top", fontsize=9)
+    return ax
+
+
+def ettr_vs_fleet(regimes: Sequence[CheckpointRegime], rates: Mapping[str, float], sizes, target: float = 0.9, ax=None):
+    """ETTR against fleet size for each regime: a line at the central rate, a band between the
+    lowest and highest rates, and a dot where the central line crosses ``target``.
+
+    rates: {"band_low": r0, "central": r1, "band_high": r2} in failures per GPU-day.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.0, 4.4))
+    sizes = np.asarray(sizes, dtype=float)
+    lo, mid, hi = rates["band_low"], rates["central"], rates["band_high"]
+    for colour, regime in zip(REGIME_COLOURS, regimes):
+        central = [regime.ettr(n, mid) for n in sizes]
+        best = [regime.ettr(n, lo) for n in sizes]
+        worst = [regime.ettr(n, hi) for n in sizes]
+        ax.fill_between(sizes, worst, best, color=colour, alpha=0.15, lw=0)
+        ax.plot(sizes, central, color=colour, lw=2, label=regime.name)
+        n90 = fleet_size_at_ettr(regime, mid, target, lo=sizes[0], hi=sizes[-1])
+        if n90 is not None and n90 > sizes[0]:
+            ax.plot([n90], [target], "o", color=colour)
+    ax.axhline(target, color="#444444", lw=0.8, ls="--")
+    ax.text(sizes[0], target, f" {target:.0%} ETTR", va="bottom", fontsize=9)
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(sizes[0], sizes[-1])
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("expected ETTR (useful time / elapsed)")
+    ax.set_title(f"ETTR at the central rate {mid:.1e}/GPU-day (band {lo:.0e} to {hi:.0e})")
+    ax.legend(loc="lower left", fontsize=9)
+    return ax
+
+
+def floor_vs_fleet(detect_plus_restart_min: Mapping[str, float], rates: Mapping[str, float], sizes, ax=None):
+    """The floor lambda (D + R) as a share of the day against fleet size, one line per D + R
+    (label -> minutes), shaded over the band of published rates."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.0, 4.0))
+    sizes = np.asarray(sizes, dtype=float)
+    lo, mid, hi = rates["band_low"], rates["central"], rates["band_high"]
+    for colour, (label, dr) in zip(REGIME_COLOURS[::-1], detect_plus_restart_min.items()):
+        pct = lambda r: 100 * sizes * r * dr / MINUTES_PER_DAY  # noqa: E731
+        ax.fill_between(sizes, pct(lo), pct(hi), color=colour, alpha=0.15, lw=0)
+        ax.plot(sizes, pct(mid), color=colour, lw=2, label=f"{label}: D + R = {dr:.2f} min")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlim(sizes[0], sizes[-1])
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("floor λ(D+R) (% of the day)")
+    ax.set_title("The floor grows with the fleet: λ = GPUs x rate")
+    ax.legend(loc="upper left", fontsize=9)
+    return ax
+
+
+def floor_alternatives(floors: Mapping[str, Floor], ax=None):
+    """Horizontal bars: floor and checkpoint minutes per day for named alternatives."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.5, 0.8 + 0.55 * len(floors)))
+    names = list(floors)
+    for row, name in enumerate(names):
+        f = floors[name]
+        ax.barh(row, f.floor_minutes_per_day, color=FLOOR_COLOUR, label="floor λ(D+R)" if row == 0 else None)
+        ax.barh(row, f.checkpoint_minutes_per_day, left=f.floor_minutes_per_day, color="#9467bd",
+                label="rewind + writes" if row == 0 else None)
+        ax.text(f.loss_minutes_per_day, row, f" {f.loss_minutes_per_day:.2f}", va="center", fontsize=9)
+    ax.set_yticks(range(len(names)), names)
+    ax.invert_yaxis()
+    ax.set_xlabel("minutes lost per day after the levers")
+    ax.legend(loc="lower right", fontsize=9)
+    return ax
