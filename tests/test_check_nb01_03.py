@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -178,3 +179,48 @@ def test_checks_are_plain_data():
         assert isinstance(c, NumberCheck) and math.isfinite(c.expected) and 0 < c.rel_tol < 0.1
     for _, c in EXPR_CHECKS:
         assert isinstance(c, ExprCheck)
+
+
+# ---------------------------------------------------------------- exercise notebooks (every solution, not only 01-03)
+def _loads_and_stores(source: str):
+    import ast
+
+    stored, loaded = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else stored).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            stored.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            stored.add(node.name)
+        elif isinstance(node, ast.arg):
+            stored.add(node.arg)
+    return stored, loaded
+
+
+SOLUTION_NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "solutions").glob("[0-9][0-9]-*-sol.ipynb"))
+
+
+@pytest.mark.parametrize("path", SOLUTION_NOTEBOOKS, ids=lambda p: p.stem)
+def test_cells_after_a_stub_use_only_names_the_task_asks_for(path):
+    """In the exercise notebook the solution cells are gone: later cells may only use names defined
+    in untagged cells or named (in backticks) by a task line, or they break for a learner whose
+    solution names its helpers differently."""
+    import builtins
+    import re
+
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    known = set(dir(builtins)) | {"display", "get_ipython"}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if "solution" in cell.metadata.get("tags", []):
+            task = next(line for line in cell.source.splitlines() if line.strip().lower().startswith("# task:"))
+            known |= set(re.findall(r"`([A-Za-z_]\w*)", task))
+            continue
+        stored, loaded = _loads_and_stores(cell.source)
+        missing = loaded - known - stored
+        assert not missing, f"cell {i} uses {sorted(missing)}, defined only in a solution cell (name them in the task or define them untagged)"
+        known |= stored

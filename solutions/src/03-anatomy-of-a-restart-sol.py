@@ -1,0 +1,147 @@
+# %% [markdown]
+# # 03 · Exercises: anatomy of a restart (worked solutions)
+#
+# Practice for notebook 03 (`notebooks/03-anatomy-of-a-restart.ipynb`): change the checkpoint interval
+# and redo the daily budget, derive the best health-check period in sympy, and rerun the levers for a
+# job that fails twice as often.
+#
+# **How to work through it.** In `exercises/03-anatomy-of-a-restart-ex.ipynb` each exercise states the
+# task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
+# Replace the cell that raises `NotImplementedError` with your code, keep the answer's name, and run
+# the check cell below it: it says *Correct*, or names the likely mistake. This notebook is the worked
+# solution the exercises are generated from.
+#
+# **Time:** 30 minutes. **Prerequisites:** notebook 03.
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %%
+import sympy as sp
+
+from course_lib import MINUTES_PER_DAY, Scenario
+from course_lib import restart as rs
+from course_lib.check import nb03
+
+budget = rs.baseline_budget(Scenario())
+print(f"baseline: {budget.failures_per_day:g} failures/day x ({', '.join(f'{k} {v:.2f}' for k, v in budget.stages.as_dict().items())}) min "
+      f"= {budget.minutes_per_day:.1f} min/day = {budget.fraction_of_day:.2%} of the day")
+
+# %% [markdown]
+# ## Exercise 1 · An hourly checkpoint interval
+#
+# The course's baseline checkpoints every 10 minutes (notebook 00). Suppose the job checkpointed every
+# `interval_min` = 60 minutes instead (a what-if), with detection, rescheduling and reload as in
+# notebook 03's baseline (`budget` above, sources in `data/restart_stages.csv`).
+#
+# **Task.** Compute the percentage of the day lost to restarts. **Answer:** `answer` (float, % of the
+# day, within 0.5 %). **Predict first:** does the loss double, triple, or more?
+
+# %%
+interval_min = 60.0
+
+# %% tags=["solution"]
+# Task: compute `answer`, the % of the day lost to restarts with a checkpoint every `interval_min` minutes (detect, reschedule and reload as in `budget`).
+hourly = budget.with_stages(rewind=interval_min / 2)
+answer = 100 * hourly.fraction_of_day
+print(f"per restart: {hourly.stages.total:.1f} min (rewind {hourly.stages.rewind:g}); "
+      f"{hourly.minutes_per_day:.1f} min/day = {answer:.2f} % of the day")
+
+# %%
+nb03.hourly_interval_loss(answer)
+
+# %% [markdown]
+# **Why.** A failure strikes at a uniformly random moment of an interval, so on average it rewinds half
+# of it. The other three stages do not change with the interval, so replace the rewind stage only (the
+# question's 15 minutes already contain the baseline's rewind). The rewind alone now outweighs
+# everything else:
+
+# %%
+rewind_per_day = budget.failures_per_day * interval_min / 2
+lost_per_day = answer / 100 * MINUTES_PER_DAY
+print(f"rewind {rewind_per_day:.0f} of {lost_per_day:.0f} min/day ({rewind_per_day / lost_per_day:.0%}); "
+      f"the loss is {answer / (100 * budget.fraction_of_day):.1f}x the baseline's")
+
+# %% [markdown]
+# ## Exercise 2 · The best health-check period
+#
+# Notebook 03's detection stage waits for the next health check. Model it: checks every P minutes, each
+# costing the job c minutes; a failure strikes at a uniformly random moment between two checks, so it
+# waits on average P/2 to be noticed (the same argument as the rewind). With the other stages as in
+# notebook 03, the minutes lost per day of T minutes are
+# $$W(P) = \lambda\,(P/2 + S + L + \tau/2) + c\,T/P .$$
+#
+# **Task.** Find the period P* that minimises W. **Answer:** `answer`, a sympy expression in `c, T, lam`
+# (symbols defined below; compared symbolically: exact). **Predict first:** which earlier formula will
+# it look like?
+
+# %%
+P, c, lam, T, S, L, tau = sp.symbols("P c lambda T S L tau", positive=True)
+
+# %% tags=["solution"]
+# Task: write the daily loss `W` as a function of the check period P, then set `answer` to the period P* that minimises it (a sympy expression in c, T, lam).
+W = lam * (P / 2 + S + L + tau / 2) + c * T / P
+(answer,) = sp.solve(sp.diff(W, P), P)
+assert sp.diff(W, P, 2).subs(P, answer).is_positive  # a minimum
+answer
+
+# %%
+nb03.health_check_period(answer)
+
+# %% [markdown]
+# **Why.** It is Young's interval again: the waiting term grows linearly in P (half a period per
+# failure) and the overhead term falls as 1/P, so the optimum balances them. Replace c by the write cost
+# delta and P by the interval tau and you get tau* = sqrt(2 delta M) with M = T/lambda. Read backwards,
+# it prices a heartbeat: for notebook 03's check period (`data/levers.csv`) to be optimal at the
+# question's two failures a day, one check may cost only
+
+# %%
+check_min = rs.lever_inputs()["heartbeat_check_interval"].minutes
+(c_star,) = sp.solve(sp.Eq(answer, check_min), c)
+c_value = float(c_star.subs({lam: budget.failures_per_day, T: MINUTES_PER_DAY}))
+print(f"check period {check_min * 60:g} s is optimal when one check costs {c_value * 60_000:.2f} ms of job time")
+
+# %% [markdown]
+# A check that costs more than that should run less often; a cheaper one, more often. Either way the
+# detection stage falls from minutes to seconds, which is why heartbeats win the largest share in
+# notebook 03's waterfall.
+#
+# ## Exercise 3 · Twice the failures: rerun the levers
+#
+# Take a worse cluster: `failures_per_day` = 4, twice the question's (a what-if), with the same fleet,
+# stages and the four levers of notebook 03 (`rs.default_levers`, sources in `data/levers.csv`).
+#
+# **Task.** Apply the four levers, largest first, and compute the minutes per day still lost, snapshot
+# writes included. **Answer:** `answer` (float, minutes per day, within 1 %). **Predict first:** more or
+# less than twice notebook 03's result after the levers?
+
+# %%
+failures_per_day = 4.0
+
+# %% tags=["solution"]
+# Task: set `answer` to the minutes per day left after notebook 03's four levers (largest first) when the job fails `failures_per_day` times a day.
+worse = Scenario().replace(restarts_per_day=failures_per_day)
+steps = rs.waterfall(rs.baseline_budget(worse), rs.default_levers(worse))
+answer = steps[-1].after.minutes_per_day
+for step in steps:
+    print(f"+ {step.lever.name:20s} saves {step.saved_minutes_per_day:6.2f} min/day, leaves {step.after.minutes_per_day:6.2f}")
+print(f"left: {answer:.2f} min/day ({', '.join(f'{k} {v:.2f}' for k, v in steps[-1].after.breakdown().items())})")
+
+# %%
+nb03.levers_at_four_a_day(answer)
+
+# %% [markdown]
+# **Why.** The restart stages left after the levers (detection, rescheduling, reload) are paid per
+# failure, so they double. The interval lever re-optimises: Young's interval shrinks as the MTBF
+# shrinks, and rewind + writes at the optimum grow only as the square root of the failure rate. So the
+# total grows by less than the failure rate does:
+
+# %%
+base = rs.waterfall(budget, rs.default_levers(Scenario()))[-1].after.minutes_per_day
+print(f"{failures_per_day / budget.failures_per_day:g}x the failures -> {answer / base:.2f}x the minutes lost after the levers "
+      f"({base:.2f} -> {answer:.2f} min/day)")
+
+# %% [markdown]
+# **Next:** notebook 04 derives the interval optimum used by the shorter-interval lever.
