@@ -191,3 +191,66 @@ def test_blocking_write_costs_from_data():
         fl.blocking_write_min("torch_save_local")
     with pytest.raises(ValueError, match="regime"):
         fl.blocking_write_min("carrier_pigeon", 1.0)
+
+
+# ----------------------------------------------------------------- the dashboard and figures
+def test_floor_text_is_what_the_dashboard_shows():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from course_lib.answer import answer
+    from course_lib.widgets import floor as wf
+
+    d = wf.dashboard_defaults()
+    a = answer()
+    assert d["n_gpus"] == 4096 and d["rate_per_gpu_day"] == pytest.approx(a.rate_per_gpu_day)
+    text = wf.floor_text()
+    assert f"{a.floor.floor_minutes_per_day:.2f} min/day" in text and "4,096 GPUs" in text
+    assert f"{100 * a.floor.floor_fraction:.3f} %" in text
+    # the text follows the fleet slider: the floor is linear in the fleet at a fixed rate
+    bigger = wf.dashboard_answer(n_gpus=8192)
+    assert bigger.floor.floor_minutes_per_day == pytest.approx(2 * a.floor.floor_minutes_per_day)
+    assert "8,192 GPUs" in wf.floor_text(8192)
+    # the levers' slider values set the floor: lambda (D + R)
+    e = wf.dashboard_answer(detect_s=60, restart_s=120, reload_ms=60_000)
+    assert e.floor.floor_minutes_per_day == pytest.approx(a.failures_per_day * 4.0)
+    assert wf.floor_html(8192) == f"<b>{wf.floor_text(8192).replace('&', '&amp;')}</b>"
+    with pytest.raises(ValueError, match="n_gpus"):
+        wf.floor_text(0)
+
+    box = wf.dashboard()
+    results = [w for w in _walk(box) if "course-result" in getattr(w, "_dom_classes", ())]
+    assert len(results) == 1 and results[0].value == wf.floor_html()
+    sliders = {w.description: w for w in _walk(box) if hasattr(w, "continuous_update")}
+    assert {"fleet GPUs", "rate /GPU-day", "detect (s)", "restart (s)", "reload (ms)", "write (ms)"} <= set(sliders)
+    assert not any(w.continuous_update for w in sliders.values())
+    sliders["fleet GPUs"].value = 16384
+    assert results[0].value == wf.floor_html(16384)
+    with pytest.raises(ValueError, match="overrides"):
+        wf.dashboard(fleet=3)
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
+
+
+def test_floor_figures_draw():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from course_lib.answer import answer
+    from course_lib.plots import floor as pf
+
+    a = answer()
+    ax = pf.answer_waterfall(a)
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[0] == "baseline" and labels[-1] == "floor λ(D+R)" and len(labels) == len(a.steps) + 3
+    band = {"band_low": 3e-4, "central": 5e-4, "band_high": 8e-4}
+    pf.ettr_vs_fleet(fl.default_regimes(), band, [1024, 4096, 131072])
+    pf.floor_vs_fleet({"after": 0.6}, band, [1024, 131072])
+    pf.floor_alternatives({"after": a.floor})
+    plt.close("all")

@@ -1,0 +1,206 @@
+# %% [markdown]
+# # 09 · Your fleet: the whole answer for your own numbers
+#
+# **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
+# about 15 minutes each). Fix it, and say where the floor is.* Notebooks 00-08 answered it for the
+# course's fleet. This capstone answers it for **yours**: put your fleet size, your failure rate (or
+# the failures you counted), your restart stage minutes, your state size and your measured write
+# cost in the parameters cell (or inject them with papermill) and it computes everything again.
+#
+# **Learning objectives**
+# - Turn a fleet's own numbers into the daily restart budget, stage by stage, with the uncertainty of a counted failure rate.
+# - Find the optimal checkpoint interval before and after an in-memory checkpoint, and what each lever saves.
+# - State the after-levers loss and the floor $\lambda(D+R)$, and write the answer in one paragraph.
+#
+# **Time:** 20 minutes. **Prerequisites:** notebooks 03 (stages and levers), 04-06 (the interval and
+# write costs; notebook 05 measures a write cost you can paste here), 08 (the floor).
+#
+# Run it for your fleet from the shell, for example:
+# `papermill notebooks/09-your-fleet.ipynb out.ipynb -p n_gpus 16384 -p observed_failures 60 -p observed_days 7`,
+# or get the same numbers as a table with `python -m course_lib budget --help`.
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# Parameters (papermill may override; None keeps the course's value)
+n_gpus = None  # GPUs in your job (None: 4,096)
+rate_per_gpu_day = None  # failures per GPU-day (None: the question's 2 a day on 4,096 GPUs) ...
+observed_failures = None  # ... or the failures you counted (an integer) ...
+observed_days = None  # ... over this many days on n_gpus GPUs
+detect_min = None  # minutes to notice a failure (None: one 5-minute health check, notebook 03)
+reschedule_min = None  # minutes to tear down, replace and restart (None: notebook 03's remainder)
+reload_min = None  # minutes to read the checkpoint back (None: ByteCheckpoint's 405B load)
+interval_min = None  # your checkpoint interval in minutes (None: the course's 10)
+state_gb_per_gpu = None  # training state per GPU in GB (None: 405B x 16 B / GPUs)
+write_cost_s = None  # measured blocking seconds per checkpoint (notebook 05; None: torch.save + fsync of the shard)
+sim_runs = 2000  # simulated jobs in the check of section 4
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from course_lib import MINUTES_PER_DAY, Scenario, failures, ledger
+from course_lib import interval as iv
+from course_lib import restart as rs
+from course_lib.answer import answer
+from course_lib.plots.floor import answer_waterfall, floor_alternatives
+from course_lib.simulate import simulate_job
+
+scenario = Scenario().replace(n_gpus=n_gpus)
+if (observed_failures is None) != (observed_days is None):
+    raise ValueError("observed_failures and observed_days go together: give both or neither")
+if observed_failures is not None and rate_per_gpu_day is not None:
+    raise ValueError("give rate_per_gpu_day or observed_failures/observed_days, not both")
+rate_ci = None
+if observed_failures is not None:
+    rate_per_gpu_day = failures.rate_per_gpu_day(observed_failures, scenario.n_gpus, observed_days)
+    rate_ci = failures.rate_ci_per_gpu_day(observed_failures, scenario.n_gpus, observed_days)
+
+inputs = dict(n_gpus=scenario.n_gpus, rate_per_gpu_day=rate_per_gpu_day, detect_min=detect_min,
+              reschedule_min=reschedule_min, reload_min=reload_min, interval_min=interval_min,
+              write_cost_min=None if write_cost_s is None else write_cost_s / 60.0, state_gb_per_gpu=state_gb_per_gpu)
+ans = answer(**inputs)
+given = {k: v for k, v in inputs.items() if v is not None and k != "n_gpus"}
+print(f"fleet: {ans.n_gpus:,} GPUs; your inputs: " + (", ".join(f"{k}={v:g}" for k, v in given.items()) or "none (the course's values)"))
+
+# %% [markdown]
+# ## 1. Your failure rate and your baseline
+#
+# **Predict first:** how many failures a day does your fleet see, and what share of the day do they
+# cost at your stage minutes?
+
+# %%
+print(f"failure rate      : {ans.rate_per_gpu_day:.3e} per GPU-day")
+if rate_ci is not None:
+    print(f"  95 % interval   : {rate_ci[0]:.3e} to {rate_ci[1]:.3e} (exact Poisson, {observed_failures} failures "
+          f"in {observed_days:g} days; notebook 01)")
+print(f"failures per day  : {ans.failures_per_day:.2f} (fleet MTBF {ans.fleet_mtbf_hours:.1f} h)")
+b = ans.baseline
+print(f"\n{'stage':11s} {'min/restart':>11s} {'min/day':>8s} {'share':>6s}")
+for stage, per_day in b.breakdown().items():
+    if stage != "write":
+        print(f"{stage:11s} {getattr(b.stages, stage):11.2f} {per_day:8.2f} {per_day / b.minutes_per_day:6.1%}")
+print(f"{'total':11s} {b.stages.total:11.2f} {b.minutes_per_day:8.2f}")
+print(f"\nbaseline loss: {b.minutes_per_day:.1f} min/day = {b.fraction_of_day:.2%} of the day")
+
+# %% [markdown]
+# ## 2. The optimal interval, before and after the in-memory checkpoint
+#
+# The first-order waste $\delta/\tau + (\tau/2 + R)/M$ (notebook 04) is smallest at
+# $\tau^* = \sqrt{2\delta M}$. **Predict:** if the blocking write falls by a factor of 60, by
+# what factor does the best interval fall?
+
+# %%
+m = b.mtbf_min
+restart = b.stages.restart_cost
+print(f"synchronous write : {60 * ans.write_cost_before_min:8.3f} s -> optimal interval {ans.interval_before_min:7.2f} min")
+print(f"in-memory snapshot: {60 * ans.snapshot_cost_min:8.3f} s -> optimal interval {ans.interval_after_min:7.2f} min")
+ratio_write = ans.write_cost_before_min / ans.snapshot_cost_min
+ratio_tau = ans.interval_before_min / ans.interval_after_min
+print(f"write {ratio_write:.0f}x cheaper -> interval {ratio_tau:.1f}x shorter (sqrt: {math.sqrt(ratio_write):.1f})")
+assert abs(ratio_tau - math.sqrt(ratio_write)) < 1e-9 * ratio_tau
+assert abs(ans.interval_before_min - iv.young_interval(ans.write_cost_before_min, m)) < 1e-12
+
+# %%
+taus = np.geomspace(ans.interval_after_min / 10, max(ans.interval_before_min, b.interval_min) * 10, 200)
+fig, ax = plt.subplots(figsize=(7.5, 4.0))
+for label, delta, tau_opt in [("synchronous write", ans.write_cost_before_min, ans.interval_before_min),
+                              ("in-memory snapshot", ans.snapshot_cost_min, ans.interval_after_min)]:
+    w = 100 * iv.waste_fraction(taus, delta, m, restart)
+    line, = ax.plot(taus, w, label=f"{label} ({60 * delta:.3g} s)")
+    ax.plot([tau_opt], [100 * iv.waste_fraction(tau_opt, delta, m, restart)], "o", color=line.get_color())
+ax.axvline(b.interval_min, color="#7f7f7f", ls=":", label=f"your interval ({b.interval_min:g} min)")
+ax.set_xscale("log")
+ax.set_yscale("log")
+ax.set_xlabel("checkpoint interval (min)")
+ax.set_ylabel("time lost (% of the day, baseline restart)")
+ax.set_title("The waste curve and its minimum for each write cost")
+ax.legend(fontsize=9)
+plt.show()
+
+# %% [markdown]
+# ## 3. The levers, largest saving first, and the floor
+#
+# The four levers of notebooks 03 and 08 (sources in `data/levers.csv` and `data/write_costs.csv`),
+# applied in the order of what they save for **your** numbers. **Predict:** which lever comes first
+# for your fleet?
+
+# %%
+print(f"{'':24s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}")
+print(f"{'baseline':24s} {'':13s} {b.minutes_per_day:12.2f} {b.fraction_of_day:8.3%}")
+for step in ans.steps:
+    print(f"+ {step.lever.name:22s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
+          f"{step.after.fraction_of_day:8.3%}")
+f = ans.floor
+print(f"\nafter the levers: {f.loss_minutes_per_day:.2f} min/day ({f.loss_fraction:.3%}), "
+      f"of which the floor lambda (D + R) is {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%})")
+
+# %%
+answer_waterfall(ans)
+plt.show()
+
+# %%
+alternatives = {"after the levers": f} | {lever.name: g for lever, g in ans.fewer}
+floor_alternatives(alternatives)
+plt.title("Only fewer failures lower the floor (alternatives, not a chain)")
+plt.show()
+
+# %% [markdown]
+# ## 4. Check by simulation
+#
+# **Predict:** will an event-by-event simulation of the after-levers job (notebook 04's simulator)
+# agree with the after-levers loss within three standard errors?
+
+# %%
+work = 30 * MINUTES_PER_DAY
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min, n_runs=sim_runs, seed=9)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min)
+mean, se = sim.mean("waste"), sim.stderr("waste")
+print(f"simulated {mean:.4%} +- {se:.4%}; complete model {exact:.4%}; first order (the answer) {f.loss_fraction:.4%}")
+print(f"simulation within 3 SE of the complete model: {abs(mean - exact) < 3 * se}")
+assert abs(mean - exact) < 3 * se
+
+# %% [markdown]
+# ## 5. The answer, in one paragraph
+#
+# Generated from the numbers above by `course_lib.answer` (the budget CLI prints the same).
+
+# %%
+print(ans.text)
+if rate_ci is not None:
+    lo, hi = (answer(**(inputs | {"rate_per_gpu_day": r})) for r in rate_ci)
+    print(f"\nWith the 95 % interval of your counted rate, the floor lies between {lo.floor.floor_fraction:.3%} and "
+          f"{hi.floor.floor_fraction:.3%} of the day.")
+
+# %% [markdown]
+# **Try it**
+# - Paste the blocking write cost notebook 05 measured on your machine into `write_cost_s`: how far does the "before" interval move?
+# - Set `observed_failures` and `observed_days` from your own incident log: how wide is the floor's range?
+# - Run `python -m course_lib budget --gpus 16384 --rate 8.1e-4 --json` and compare with this notebook run at the same numbers.
+#
+# ## The answer table
+
+# %%
+nb = "09-your-fleet"
+for row in ans.rows():
+    ledger.record(nb, f"answer_{row.key}", row.label, row.value, row.unit, row.fmt)
+print(ledger.table())
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"{ans.n_gpus:,} GPUs: baseline {b.fraction_of_day:.2%} of the day; optimal interval {ans.interval_before_min:.2f} min "
+    f"before and {ans.interval_after_min:.2f} min after the in-memory checkpoint; after the levers {f.loss_fraction:.3%}; "
+    f"floor lambda (D + R) {f.floor_fraction:.3%} ({f.floor_minutes_per_day:.2f} min/day)."
+)
+
+# %% [markdown]
+# **Next:** the end of the course. `make course` prints this answer table; run it with
+# `FLEET=16384` (or papermill with your numbers) to carry another fleet through every notebook.
