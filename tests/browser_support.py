@@ -146,6 +146,7 @@ def isolated_env(tmp: Path) -> dict[str, str]:
         (tmp / sub).mkdir(parents=True, exist_ok=True)
         env[var] = str(tmp / sub)
     env.pop("JUPYTER_PATH", None)
+    env.pop("COURSE_LEDGER", None)  # the notebook's ledger.record calls stay in its kernel
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     # JupyterLab: no news toast over the notebook (the network is closed anyway).
@@ -156,6 +157,10 @@ def isolated_env(tmp: Path) -> dict[str, str]:
     tracker = tmp / "lab-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True, exist_ok=True)
     (tracker / "tracker.jupyterlab-settings").write_text('{"autoStartDefaultKernel": true}\n')
+    # never write the executed notebook (outputs, widget state) back over the committed one
+    docs = tmp / "lab-settings" / "@jupyterlab" / "docmanager-extension"
+    docs.mkdir(parents=True, exist_ok=True)
+    (docs / "plugin.jupyterlab-settings").write_text('{"autosave": false}\n')
     return env
 
 
@@ -273,6 +278,28 @@ def read_result(scope, index: int) -> str:
     return normalise(scope.locator(".course-result").nth(index).inner_text(timeout=10_000))
 
 
+def show_on_top(slider) -> None:
+    """Scroll so the slider row is at the top of the view (the dashboard below it)."""
+    slider.evaluate("e => e.scrollIntoView({block: 'start'})")
+    slider.page.wait_for_timeout(300)
+
+
+def wait_settled(scope, quiet_s: float = 1.5, timeout_s: float = 20.0) -> bool:
+    """Wait (bounded) until the dashboard's DOM stops changing for ``quiet_s``; False on timeout.
+
+    Only for screenshots: the assertions wait on the text itself."""
+    deadline = time.monotonic() + timeout_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = scope.evaluate("e => e.innerHTML.length + ':' + e.innerHTML.slice(-2000)")
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return True
+        scope.page.wait_for_timeout(250)
+    return False
+
+
 def move_slider(page, target: DashboardTarget, shot_prefix: str, timeout_s: float = 45.0) -> dict:
     """Do what a learner does: wait for the dashboard, move the slider with the keyboard,
     wait for the number to change. Saves ``<shot_prefix>-before/after.png``. Returns the
@@ -292,7 +319,8 @@ def move_slider(page, target: DashboardTarget, shot_prefix: str, timeout_s: floa
     # the page shows what course_lib computes for the starting value, too
     expect(result).to_have_text(target.expected_text(before_value), timeout=ms)
     before_text = read_result(scope, target.result_index)
-    slider.scroll_into_view_if_needed(timeout=ms)
+    wait_settled(scope)
+    show_on_top(slider)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{shot_prefix}-before.png"))
 
@@ -305,7 +333,8 @@ def move_slider(page, target: DashboardTarget, shot_prefix: str, timeout_s: floa
     expected_after = target.expected_text(after_value)
     expect(result).to_have_text(expected_after, timeout=ms)
     after_text = read_result(scope, target.result_index)
-    slider.scroll_into_view_if_needed(timeout=ms)
+    wait_settled(scope)  # let the rest of the dashboard (e.g. a redrawn chart) arrive
+    show_on_top(slider)
     page.screenshot(path=str(SCREENSHOTS / f"{shot_prefix}-after.png"))
     return {
         "before_value": before_value, "before_text": before_text,

@@ -46,11 +46,18 @@ FIXTURE = DashboardTarget(
     slider="GPUs",
     expected=fleet_mtbf_html,
 )
-# The course's dashboards, once their notebooks exist, are declared the same way, e.g.
-#   from course_lib.widgets.floor import floor_html
-#   FLOOR = DashboardTarget("notebooks/08-the-floor.ipynb", "<slider description>", floor_html)
 
-TARGET = FIXTURE  # <- the one line to switch to the course's dashboard
+# Notebook 08's floor dashboard: the fleet-size slider; with every other slider at its
+# default, course_lib.widgets.floor.floor_html(n_gpus) is the sentence the page must show.
+def _floor_html(n_gpus):
+    from course_lib.widgets.floor import floor_html
+
+    return floor_html(n_gpus)
+
+
+FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="fleet GPUs", expected=_floor_html)
+
+TARGET = FLOOR  # <- the one line that picks the dashboard (FLOOR, or FIXTURE to test the machinery)
 
 # ---------------------------------------------------------------- checks without a browser
 
@@ -145,6 +152,7 @@ def _report(where, seen):
 @pytest.mark.browser
 def test_jupyterlab_learner_moves_slider(servers, browser):
     lab = servers["lab"]
+    notebook_bytes = (REPO / TARGET.notebook).read_bytes()
     page = browser.new_page()
     try:
         open_in_lab(page, lab, TARGET.notebook)
@@ -156,6 +164,7 @@ def test_jupyterlab_learner_moves_slider(servers, browser):
     finally:
         page.close()
     _report("jupyterlab", seen)
+    assert (REPO / TARGET.notebook).read_bytes() == notebook_bytes, "JupyterLab wrote over the notebook"
     assert seen["after_value"] != seen["before_value"]
     assert seen["after_text"] == seen["expected_after"] != seen["before_text"]
     assert (SCREENSHOTS / "jupyterlab-after.png").stat().st_size > 10_000
