@@ -52,6 +52,12 @@ class AnswerRow:
         return format(self.value, self.fmt)
 
 
+def _article(number_text: str) -> str:
+    """'A' or 'An' before a number read aloud: an 8,192, an 11,000, an 18,432; a 4,096."""
+    head = number_text.split(",")[0]
+    return "An" if head.startswith("8") or head in ("11", "18") else "A"
+
+
 def _lever_slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")
 
@@ -165,7 +171,7 @@ class Answer:
                      f"(failure rate x {lever.factor:.2f}) would bring it to {g.floor_minutes_per_day:.2f} min a day "
                      f"({g.floor_fraction:.3%}).")
         return (
-            f"A {self.n_gpus:,}-GPU job failing at {self.rate_per_gpu_day:.2e} per GPU-day stops "
+            f"{_article(f'{self.n_gpus:,}')} {self.n_gpus:,}-GPU job failing at {self.rate_per_gpu_day:.2e} per GPU-day stops "
             f"{self.failures_per_day:.2f} times a day (fleet MTBF {self.fleet_mtbf_hours:.1f} h). At "
             f"{s.total:.1f} min per restart (detect {s.detect:.1f}, reschedule {s.reschedule:.1f}, reload {s.reload:.1f}, "
             f"rewind {s.rewind:.1f}) it loses {b.minutes_per_day:.1f} min a day, {b.fraction_of_day:.2%}. "

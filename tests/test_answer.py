@@ -88,3 +88,10 @@ def test_text_states_the_numbers():
 def test_bad_inputs_name_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=name):
         answer(**kwargs)
+
+
+def test_article_before_the_fleet_size():
+    assert answer(n_gpus=8192).text.startswith("An 8,192-GPU job")
+    assert answer(n_gpus=11000).text.startswith("An 11,000-GPU job")
+    assert answer(n_gpus=1800).text.startswith("A 1,800-GPU job")
+    assert answer().text.startswith("A 4,096-GPU job")
