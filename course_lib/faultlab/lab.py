@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._validate import check_positive
-from .events import MeasuredRestart, read_events, restart_stages, to_restart_stages
-from .spec import Failure, LabConfig
+from .events import read_events, restart_stages, to_restart_stages
+from .spec import LabConfig
 
 __all__ = ["LabResult", "LabError", "run_lab", "load_final", "same_final_state", "JOB_SCRIPT"]
 
