@@ -268,8 +268,12 @@ def _fixed(name, stage, minutes_):
     return Lever(name, stage, "", "test", lambda b, s=stage, m=minutes_: b.with_stages(**{s: min(m, getattr(b.stages, s))}))
 
 
+# a lever may not set the rewind to 0 (a zero interval with a write cost is not a budget)
+_specs = st.tuples(st.sampled_from(STAGES), minutes).filter(lambda t: t[0] != "rewind" or t[1] > 0)
+
+
 @settings(max_examples=40, deadline=None)
-@given(budgets(), st.lists(st.tuples(st.sampled_from(STAGES), minutes), min_size=1, max_size=5))
+@given(budgets(), st.lists(_specs, min_size=1, max_size=5))
 def test_order_by_saving_is_greedy(b, specs):
     levers = [_fixed(f"L{i}", s, m) for i, (s, m) in enumerate(specs)]
     ordered = order_by_saving(b, levers)
