@@ -1,7 +1,14 @@
-"""Self-checks of notebooks 01-03: right answers pass, every typical mistake gets its own hint."""
+"""Self-checks of notebooks 01-03: right answers pass, every typical mistake gets its own hint.
+
+The generic tests at the top run over every ``course_lib/check/nbNN.py``; the notebook-specific ones
+for 01-03 follow (later notebooks' specific tests live in their own files).
+"""
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
+import re
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +18,12 @@ from scipy import stats
 
 from course_lib import data, failures
 from course_lib import restart as rs
+import course_lib.check as check_pkg
 from course_lib.check import Feedback, nb01, nb02, nb03
 from course_lib.check._common import ExprCheck, NumberCheck
 
-MODULES = [nb01, nb02, nb03]
+# every course_lib/check/nbNN.py, so that later notebooks' checks get the same generic tests
+MODULES = [importlib.import_module(f"course_lib.check.{m.name}") for m in pkgutil.iter_modules(check_pkg.__path__) if re.fullmatch(r"nb\d\d", m.name)]
 NUMBER_CHECKS = [(f"{m.__name__.rsplit('.', 1)[-1]}.{name}", c) for m in MODULES for name, c in m.checks().items()]
 EXPR_CHECKS = [(f"{m.__name__.rsplit('.', 1)[-1]}.{name}", c) for m in MODULES if hasattr(m, "expr_checks") for name, c in m.expr_checks().items()]
 
@@ -207,7 +216,6 @@ def test_cells_after_a_stub_use_only_names_the_task_asks_for(path):
     in untagged cells or named (in backticks) by a task line, or they break for a learner whose
     solution names its helpers differently."""
     import builtins
-    import re
 
     import nbformat
 

@@ -1,0 +1,133 @@
+"""Self-checks for the exercises of notebook 05 (write cost): solutions/05-write-cost-sol.ipynb.
+
+- :func:`shard_gib`: one GPU's share of Llama 3 70B's training state on the question's fleet, GiB.
+- :func:`sync_save_interval`: Young's interval for the 405B shard written with the H200 host's
+  ``torch.save`` + fsync, in minutes.
+- :func:`async_interval`: sympy, the optimal interval when an asynchronous checkpoint blocks
+  for delta_b and becomes durable only delta_d later.
+
+No torch here: the shard arithmetic is spelled out (``course_lib.checkpoint.scaling`` does the
+same, but importing it loads torch).
+"""
+from __future__ import annotations
+
+import math
+
+from .. import Scenario
+from .. import interval as iv
+from .. import restart as rs
+from ..data import failure_logs, load_table
+from . import Feedback, Mistake
+from ._common import ExprCheck, NumberCheck
+
+__all__ = [
+    "GIB",
+    "SHARD_MODEL",
+    "INTERVAL_MODEL",
+    "shard_gib",
+    "sync_save_interval",
+    "async_symbols",
+    "async_interval",
+    "checks",
+    "expr_checks",
+]
+
+GIB = 2**30  # bytes in a GiB (a unit)
+SHARD_MODEL = "Llama 3 70B"  # exercise 1's model
+INTERVAL_MODEL = "Llama 3 405B"  # exercise 2's model
+
+
+def _params(model: str) -> float:
+    models = load_table("model_sizes.csv")
+    return float(dict(zip(models["model"], models["params"]))[model])
+
+
+def _bytes_per_param() -> float:
+    return rs.lever_inputs()["state_bytes_per_param"].value
+
+
+# ---------------------------------------------------------------- exercise 1
+def _shard_check() -> NumberCheck:
+    n = Scenario().n_gpus
+    params, bpp = _params(SHARD_MODEL), _bytes_per_param()
+    nbytes = params * bpp / n
+    right = nbytes / GIB
+    per_node = failure_logs().where("run", "Llama 3 405B").rows[0]["gpus_per_node"]
+    return NumberCheck("05.1 shard per GPU", right, 0.005, "GiB", (
+        Mistake(nbytes / 1e9, "that is GB (10^9 bytes): the task asks for GiB (2^30 bytes)"),
+        Mistake(params * 2 / n / GIB, "that counts the bf16 weights only (2 bytes/parameter): the training state is 16 bytes/parameter (weights, gradients, fp32 master and two Adam moments)"),
+        Mistake(params * (bpp - 4) / n / GIB, "that leaves out the fp32 master weights: 2 + 2 + 4 + 4 + 4 = 16 bytes/parameter"),
+        Mistake(params * bpp / GIB, "that is the whole model's state: fully sharded, each GPU holds 1/N of it"),
+        Mistake(nbytes * per_node / GIB, f"that is one node's share ({per_node:.0f} GPUs): the task asks per GPU"),
+        Mistake(nbytes / 2**20, "that is MiB: the task asks for GiB"),
+    ))
+
+
+def shard_gib(answer) -> Feedback:
+    """Exercise 1: GiB of training state per GPU for Llama 3 70B on the question's fleet."""
+    return _shard_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 2
+def _interval_check() -> NumberCheck:
+    scenario = Scenario()
+    h200 = {r["key"]: r for r in load_table("h200_host.csv").rows}
+    nbytes = _params(INTERVAL_MODEL) * _bytes_per_param() / scenario.n_gpus
+    gbps = h200["torch_save_fsync"]["value"]
+    delta_min = nbytes / (gbps * 1e9) / 60
+    m_min = scenario.fleet_mtbf_hours * 60
+    right = iv.young_interval(delta_min, m_min)
+    return NumberCheck("05.2 interval for a synchronous save", right, 0.01, "min", (
+        Mistake(math.sqrt(2 * delta_min * 60 * m_min), "the write cost is in seconds and the MTBF in minutes: convert both to minutes first"),
+        Mistake(math.sqrt(2 * delta_min * scenario.fleet_mtbf_hours), "the MTBF is in hours and the write cost in minutes: convert both to minutes first"),
+        Mistake(math.sqrt(delta_min * m_min), "Young's interval is sqrt(2 delta M): the factor 2 comes from the mean rewind tau/2"),
+        Mistake(iv.young_interval(nbytes / (gbps * GIB) / 60, m_min), "the bandwidth is in GB/s (10^9 bytes), not GiB/s"),
+        Mistake(iv.young_interval(nbytes / (h200["gpu_to_pinned"]["value"] * 1e9) / 60, m_min), "that is the in-memory snapshot's bandwidth: the task asks for torch.save + fsync"),
+        Mistake(right * 60, "that is seconds: the task asks for minutes"),
+        Mistake(delta_min, "that is the write cost delta itself: the task asks for the interval sqrt(2 delta M)"),
+    ))
+
+
+def sync_save_interval(answer) -> Feedback:
+    """Exercise 2: Young's interval (minutes) for the 405B shard written with torch.save + fsync on the H200 host."""
+    return _interval_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 3 (sympy)
+def async_symbols():
+    """(tau, delta_b, delta_d, M, R) as the exercise names them, all positive."""
+    import sympy
+
+    return sympy.symbols("tau delta_b delta_d M R", positive=True)
+
+
+def _async_check() -> ExprCheck:
+    import sympy
+
+    tau, db, dd, M, _ = async_symbols()
+    return ExprCheck(
+        "05.3 asynchronous checkpoint",
+        sympy.sqrt(2 * db * M),
+        (
+            (sympy.sqrt(2 * (db + dd) * M), "the persist time does not block training: it only delays durability, which adds delta_d to every rewind whatever tau is"),
+            (sympy.sqrt(2 * dd * M), "the interval is set by what blocks (delta_b); delta_d only shifts the waste by delta_d / M"),
+            (sympy.sqrt(db * M), "the mean rewind is tau/2 + delta_d: keep the 1/2, it gives the factor 2 under the root"),
+            (sympy.sqrt(2 * db * M) + dd, "delta_d adds to the waste, not to the optimal interval: differentiate with respect to tau"),
+        ),
+        "not the optimum: W = delta_b/tau + (tau/2 + delta_d + R)/M; differentiate with respect to tau, set to zero, take the positive root",
+    )
+
+
+def async_interval(answer) -> Feedback:
+    """Exercise 3: optimal interval when a checkpoint blocks delta_b and is durable delta_d later (sympy)."""
+    return _async_check()(answer)
+
+
+def checks() -> dict[str, NumberCheck]:
+    """Every graded number of notebook 05's exercises, by name."""
+    return {"shard_gib": _shard_check(), "sync_save_interval": _interval_check()}
+
+
+def expr_checks() -> dict[str, ExprCheck]:
+    """Every graded sympy expression of notebook 05's exercises, by name."""
+    return {"async_interval": _async_check()}

@@ -1,0 +1,119 @@
+"""Self-checks for the exercises of notebook 08 (the floor): solutions/08-the-floor-sol.ipynb.
+
+- :func:`floor_share_at`: the floor's share of the after-levers loss on a 16,384-GPU job.
+- :func:`kokolis_ettr`: Kokolis et al.'s expected ETTR at their inputs and a 15-minute interval.
+- :func:`sdc_crossover`: sympy, the SDC detection latency at which silent data corruption
+  costs as much as the floor of all unexpected failures.
+"""
+from __future__ import annotations
+
+from .. import MINUTES_PER_DAY
+from .. import floor as fl
+from . import Feedback, Mistake
+from ._common import ExprCheck, NumberCheck
+
+__all__ = [
+    "FLEET_GPUS",
+    "ETTR_INTERVAL_MIN",
+    "floor_share_at",
+    "kokolis_ettr",
+    "sdc_symbols",
+    "sdc_crossover",
+    "checks",
+    "expr_checks",
+]
+
+FLEET_GPUS = 16_384  # exercise 1's fleet (a course choice: Llama 3's "up to 16K")
+ETTR_INTERVAL_MIN = 15.0  # exercise 2's checkpoint interval (a course choice)
+
+
+# ---------------------------------------------------------------- exercise 1
+def _share_check() -> NumberCheck:
+    from ..answer import answer
+
+    big, small = answer(n_gpus=FLEET_GPUS), answer()
+    f, f0 = big.floor, small.floor
+    right = f.floor_minutes_per_day / f.loss_minutes_per_day
+    fixed_delta = fl.floor(big.after, write_cost_min=small.snapshot_cost_min)
+    return NumberCheck("08.1 floor share", right, 0.01, "", (
+        Mistake(f0.floor_minutes_per_day / f0.loss_minutes_per_day, f"that is the {small.n_gpus:,}-GPU job: rerun the answer for {FLEET_GPUS:,} GPUs"),
+        Mistake(1 - right, "that is the checkpoint term's share (rewind + writes): the task asks for the floor lambda (D + R)"),
+        Mistake(f.loss_minutes_per_day / f.floor_minutes_per_day, "upside down: the floor divided by the after-levers loss"),
+        Mistake(fixed_delta.floor_minutes_per_day / fixed_delta.loss_minutes_per_day,
+                "you kept the smaller fleet's snapshot cost: each GPU's shard shrinks as the fleet grows, so delta falls as 1/N"),
+        Mistake(100 * right, "that is a percentage: give the share as a fraction between 0 and 1"),
+        Mistake(f.floor_minutes_per_day / big.baseline.minutes_per_day, "you divided by the baseline loss (before the levers): divide by the loss after them"),
+    ))
+
+
+def floor_share_at(answer) -> Feedback:
+    """Exercise 1: floor lambda (D + R) / after-levers loss on a 16,384-GPU job (a fraction)."""
+    return _share_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 2
+def _ettr_check() -> NumberCheck:
+    k = fl.kokolis_projection()
+    dt = ETTR_INTERVAL_MIN
+    lam_day = k.n_gpus / k.gpus_per_node * k.rf_per_node_day  # failures per day: N_nodes r_f
+    right = k.ettr(dt)
+
+    def raw(lam_per_min, lost):
+        return (1 - lam_per_min * lost) / (1 + k.write_cost_min / dt)
+
+    return NumberCheck("08.2 Kokolis ETTR", right, 0.005, "", (
+        Mistake(raw(lam_day / MINUTES_PER_DAY, k.restart_overhead_min + dt), "a failure rewinds half an interval on average: u0 + dt/2, not u0 + dt"),
+        Mistake(raw(lam_day / MINUTES_PER_DAY, dt / 2), "you forgot the restart overhead u0: every failure pays u0 + dt/2"),
+        Mistake(raw(lam_day * k.gpus_per_node / MINUTES_PER_DAY, k.restart_overhead_min + dt / 2),
+                "r_f is per node-day: multiply it by the number of nodes (GPUs / GPUs per node), not GPUs"),
+        Mistake(raw(lam_day, k.restart_overhead_min + dt / 2), "r_f is per day and u0, dt are in minutes: divide the failures per day by the minutes in a day"),
+        Mistake(1 - right, "that is the lost fraction: ETTR is the useful fraction"),
+        Mistake(100 * right, "that is a percentage: give ETTR as a fraction between 0 and 1"),
+        Mistake(k.ettr(k.interval_hourly_min), "that is the paper's hourly interval: the task's interval is 15 minutes"),
+    ))
+
+
+def kokolis_ettr(answer) -> Feedback:
+    """Exercise 2: expected ETTR at Kokolis et al.'s inputs and a 15-minute interval (a fraction)."""
+    return _ettr_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 3 (sympy)
+def sdc_symbols():
+    """(L, s, D, R, lambda) as the exercise names them, all positive."""
+    import sympy
+
+    return sympy.symbols("L s D R lambda", positive=True)
+
+
+def _sdc_check() -> ExprCheck:
+    import sympy
+
+    L, s, D, R, lam = sdc_symbols()
+    return ExprCheck(
+        "08.3 SDC crossover",
+        (1 - s) * (D + R) / s,
+        (
+            ((D + R) / s, "an SDC event also pays D + R itself: solve s lambda (L + D + R) = lambda (D + R) for L"),
+            ((1 - s) / s, "the latency is in the units of D + R: keep the factor (D + R)"),
+            (s * (D + R), "upside down: a rarer kind of failure (smaller s) may go unnoticed longer before it costs as much"),
+            (lam * (D + R), "that is the floor in minutes per day, not a latency: solve for L"),
+            ((1 - s) * (D + R) / (s * lam), "lambda cancels: both sides are proportional to the failure rate"),
+        ),
+        "not the crossover: set s lambda (L + D + R) equal to lambda (D + R) and solve for L",
+    )
+
+
+def sdc_crossover(answer) -> Feedback:
+    """Exercise 3: the detection latency L at which SDC costs as much as the floor (sympy, in s, D, R)."""
+    return _sdc_check()(answer)
+
+
+def checks() -> dict[str, NumberCheck]:
+    """Every graded number of notebook 08's exercises, by name."""
+    return {"floor_share_at": _share_check(), "kokolis_ettr": _ettr_check()}
+
+
+def expr_checks() -> dict[str, ExprCheck]:
+    """Every graded sympy expression of notebook 08's exercises, by name."""
+    return {"sdc_crossover": _sdc_check()}

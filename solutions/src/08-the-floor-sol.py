@@ -1,0 +1,147 @@
+# %% [markdown]
+# # 08 · Exercises: the floor (worked solutions)
+#
+# Practice for notebook 08 (`notebooks/08-the-floor.ipynb`): see how the floor's share of what is left
+# grows with the fleet, redo Kokolis et al.'s ETTR projection by hand, and derive when silent data
+# corruption costs more than every other failure together.
+#
+# **How to work through it.** In `exercises/08-the-floor-ex.ipynb` each exercise states the task, the
+# form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
+# cell that raises `NotImplementedError` with your code, keep the answer's name, and run the check cell
+# below it: it says *Correct*, or names the likely mistake. This notebook is the worked solution the
+# exercises are generated from.
+#
+# **Time:** 30 minutes. **Prerequisites:** notebook 08.
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %%
+import sympy as sp
+
+from course_lib import MINUTES_PER_DAY
+from course_lib import floor as fl
+from course_lib.answer import answer as course_answer
+from course_lib.check import nb08
+
+here = course_answer()
+f = here.floor
+print(f"{here.n_gpus:,} GPUs after every lever: {f.loss_minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
+      f"+ rewind {f.rewind_minutes_per_day:.2f} + writes {f.write_minutes_per_day:.2f}")
+
+# %% [markdown]
+# ## Exercise 1 · The floor's share on a bigger fleet
+#
+# `course_answer(n_gpus=...)` (`course_lib.answer.answer`, notebook 09's function) applies every lever
+# of notebook 08 to a fleet at the question's per-GPU failure rate. Take `n_gpus` = 16,384 GPUs (a
+# course choice, Llama 3's "up to 16K").
+#
+# **Task.** Compute the floor lambda (D + R) as a fraction of the loss after the levers on that fleet.
+# **Answer:** `answer` (a fraction between 0 and 1, within 1 %). **Predict first:** the floor grows with
+# the failure rate; the checkpoint term grows as sqrt(delta lambda). Does the floor's share grow or
+# shrink, and by how much?
+
+# %%
+n_gpus = 16_384
+
+# %% tags=["solution"]
+# Task: compute `answer`, the floor's share of the after-levers loss (floor_minutes_per_day / loss_minutes_per_day) on `n_gpus` GPUs.
+big = course_answer(n_gpus=n_gpus).floor
+answer = big.floor_minutes_per_day / big.loss_minutes_per_day
+print(f"{n_gpus:,} GPUs: floor {big.floor_minutes_per_day:.2f} of {big.loss_minutes_per_day:.2f} min/day = {answer:.1%}; "
+      f"snapshot {60_000 * big.write_cost_min:.1f} ms, interval {big.interval_min:.2f} min")
+
+# %%
+nb08.floor_share_at(answer)
+
+# %% [markdown]
+# **Why.** The floor lambda (D + R) grows in proportion to the fleet. The checkpoint term
+# sqrt(2 delta lambda T) would grow as the square root, but delta shrinks too: each GPU's shard, and so
+# its snapshot, is 1/N of the state. With lambda ~ N and delta ~ 1/N the checkpoint term stays put, and
+# the floor takes over:
+
+# %%
+big = course_answer(n_gpus=n_gpus).floor
+print(f"checkpoint term: {f.checkpoint_minutes_per_day:.2f} min/day at {here.n_gpus:,} GPUs, "
+      f"{big.checkpoint_minutes_per_day:.2f} at {n_gpus:,}; floor {f.floor_minutes_per_day:.2f} -> {big.floor_minutes_per_day:.2f}")
+
+# %% [markdown]
+# ## Exercise 2 · Kokolis et al.'s ETTR by hand
+#
+# Kokolis et al. (*Revisiting Reliability in Large-Scale Machine Learning Research Clusters*, HPCA 2025 /
+# arXiv:2410.21680, as reported; `data/floor_inputs.csv`) project the expected effective training time
+# ratio as
+# $$E[\mathrm{ETTR}] \approx \frac{1 - N_{nodes}\, r_f\, (u_0 + \Delta t/2)}{1 + w_{cp}/\Delta t},$$
+# with $r_f$ failures per node-day and $u_0$, $\Delta t$, $w_{cp}$ in minutes. Their inputs are in `k`
+# below. Take $\Delta t$ = `dt` = 15 minutes (a course choice, between their hourly and 5-minute
+# projections).
+#
+# **Task.** Compute the expected ETTR from the formula. **Answer:** `answer` (a fraction between 0 and 1,
+# within 0.5 %). **Predict first:** above or below 90 %?
+
+# %%
+k = fl.kokolis_projection()
+dt = 15.0
+print(f"GPUs {k.n_gpus:,.0f}, {k.gpus_per_node:g} per node, r_f {k.rf_per_node_day:g} per node-day, "
+      f"u0 {k.restart_overhead_min:g} min, w_cp {k.write_cost_min:g} min")
+
+# %% tags=["solution"]
+# Task: compute `answer`, the expected ETTR of Kokolis et al.'s formula at their inputs `k` and the interval `dt` (minutes).
+failures_per_min = k.n_gpus / k.gpus_per_node * k.rf_per_node_day / MINUTES_PER_DAY
+answer = (1 - failures_per_min * (k.restart_overhead_min + dt / 2)) / (1 + k.write_cost_min / dt)
+assert abs(answer - k.ettr(dt)) < 1e-12  # course_lib's implementation agrees
+print(f"N_nodes r_f = {failures_per_min * MINUTES_PER_DAY:.2f} failures/day; each costs u0 + dt/2 = "
+      f"{k.restart_overhead_min + dt / 2:g} min; ETTR = {answer:.4f}")
+
+# %%
+nb08.kokolis_ettr(answer)
+
+# %% [markdown]
+# **Why.** $N_{nodes} r_f$ is failures per *day* while $u_0$ and $\Delta t$ are minutes, so divide by the
+# minutes in a day; each failure costs the restart plus, on average, half an interval. Compare with the
+# paper's two printed projections (which `floor.ettr` reproduces in notebook 08):
+
+# %%
+for interval, printed in [(k.interval_hourly_min, k.ettr_hourly), (dt, None), (k.interval_short_min, k.ettr_short)]:
+    note = f"(paper {printed:g})" if printed is not None else "(this exercise)"
+    print(f"dt = {interval:4g} min: ETTR {k.ettr(interval):.3f} {note}")
+
+# %% [markdown]
+# ## Exercise 3 · When does silent data corruption cost more than the floor?
+#
+# Notebook 08: a share s of the failures are silent data corruption (SDC), noticed only after a latency
+# L; each costs L + D + R (rewind to a checkpoint before the corruption, then detect and restart). All
+# unexpected failures together cost the floor lambda (D + R) per day.
+#
+# **Task.** Find the latency L at which the SDC cost per day, s lambda (L + D + R), equals the floor.
+# **Answer:** `answer`, a sympy expression in the symbols `s, D, R` defined below (compared
+# symbolically: exact). **Predict first:** does the crossover depend on the failure rate lambda?
+
+# %%
+L, s, D, R, lam = sp.symbols("L s D R lambda", positive=True)
+
+# %% tags=["solution"]
+# Task: solve s*lam*(L + D + R) = lam*(D + R) for L and set `answer` to the solution (a sympy expression in s, D, R).
+(answer,) = sp.solve(sp.Eq(s * lam * (L + D + R), lam * (D + R)), L)
+answer = sp.factor(answer)
+answer
+
+# %%
+nb08.sdc_crossover(answer)
+
+# %% [markdown]
+# **Why.** lambda is on both sides and cancels: the crossover depends only on the SDC share and on the
+# restart after the levers. With Table 5's SDC share (Llama 3, arXiv:2407.21783; shares from counts) and
+# this fleet's D + R after the levers, an SDC noticed later than this costs more than every other
+# failure's restart together (notebook 08 prints the same crossover):
+
+# %%
+share = fl.table5_share(["Silent Data Corruption"])
+minutes = float(answer.subs({s: share, D: f.detect_min, R: f.restart_min}))
+print(f"SDC share {share:.2%}, D + R = {f.detect_min + f.restart_min:.3f} min: crossover after {minutes:.1f} min = {minutes / 60:.2f} h")
+
+# %% [markdown]
+# The levers made D + R small, so the crossover is short: SDC detection (loss-spike and gradient checks)
+# matters more, not less, once restarts are fast.

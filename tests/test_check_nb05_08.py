@@ -1,0 +1,77 @@
+"""Self-checks of notebooks 05 and 08: the expected values from their formulas, and the typical slips.
+
+(The generic tests of tests/test_check_nb01_03.py already prove that every listed mistake of these
+modules gets its own hint.)
+"""
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from course_lib import Scenario
+from course_lib import floor as fl
+from course_lib.check import nb05, nb08
+from course_lib.data import load_table
+
+
+def _params(model):
+    t = load_table("model_sizes.csv")
+    return dict(zip(t["model"], t["params"]))[model]
+
+
+def test_shard_is_16_bytes_per_parameter_over_the_fleet_in_gib():
+    n = Scenario().n_gpus
+    right = _params(nb05.SHARD_MODEL) * 16 / n / 2**30
+    assert nb05.shard_gib(right).ok
+    fb = nb05.shard_gib(right * 2**30 / 1e9)
+    assert not fb.ok and "GB" in fb.message
+    fb = nb05.shard_gib(right / 8)
+    assert not fb.ok and "bf16" in fb.message
+
+
+def test_sync_save_interval_is_young_in_minutes():
+    s = Scenario()
+    h200 = {r["key"]: r["value"] for r in load_table("h200_host.csv").rows}
+    delta_s = _params(nb05.INTERVAL_MODEL) * 16 / s.n_gpus / (h200["torch_save_fsync"] * 1e9)
+    right = math.sqrt(2 * delta_s / 60 * s.fleet_mtbf_hours * 60)
+    assert nb05.sync_save_interval(right).ok
+    fb = nb05.sync_save_interval(math.sqrt(2 * delta_s * s.fleet_mtbf_hours * 60))
+    assert not fb.ok and "seconds" in fb.message
+
+
+def test_async_interval_depends_only_on_the_blocking_part():
+    tau, db, dd, M, R = nb05.async_symbols()
+    W = db / tau + (tau / 2 + dd + R) / M
+    (root,) = sympy.solve(sympy.diff(W, tau), tau)
+    assert nb05.async_interval(root).ok
+    fb = nb05.async_interval(sympy.sqrt(2 * (db + dd) * M))
+    assert not fb.ok and "does not block" in fb.message
+
+
+def test_floor_share_grows_with_the_fleet():
+    share = nb08.checks()["floor_share_at"]
+    assert nb08.floor_share_at(share.expected).ok
+    smaller = share.mistakes[0].value  # the question's fleet
+    assert share.expected > smaller
+    fb = nb08.floor_share_at(smaller)
+    assert not fb.ok and f"{nb08.FLEET_GPUS:,}" in fb.message
+
+
+def test_kokolis_ettr_from_the_formula_reproduces_the_course_function():
+    k = fl.kokolis_projection()
+    dt = nb08.ETTR_INTERVAL_MIN
+    lam_min = k.n_gpus / k.gpus_per_node * k.rf_per_node_day / 1440
+    right = (1 - lam_min * (k.restart_overhead_min + dt / 2)) / (1 + k.write_cost_min / dt)
+    assert nb08.kokolis_ettr(right).ok
+    fb = nb08.kokolis_ettr((1 - lam_min * (k.restart_overhead_min + dt)) / (1 + k.write_cost_min / dt))
+    assert not fb.ok and "dt/2" in fb.message
+
+
+def test_sdc_crossover_solves_the_balance_and_lambda_cancels():
+    L, s, D, R, lam = nb08.sdc_symbols()
+    (root,) = sympy.solve(sympy.Eq(s * lam * (L + D + R), lam * (D + R)), L)
+    assert nb08.sdc_crossover(root).ok
+    assert nb08.sdc_crossover("(1 - s)*(D + R)/s").ok
+    fb = nb08.sdc_crossover((D + R) / s)
+    assert not fb.ok and "D + R itself" in fb.message
