@@ -1,4 +1,4 @@
-"""Self-checks of notebooks 05 and 08: the expected values from their formulas, and the typical slips.
+"""Self-checks of notebooks 05, 08 and 09: the expected values from their formulas, and the typical slips.
 
 (The generic tests of tests/test_check_nb01_03.py already prove that every listed mistake of these
 modules gets its own hint.)
@@ -75,3 +75,23 @@ def test_sdc_crossover_solves_the_balance_and_lambda_cancels():
     assert nb08.sdc_crossover("(1 - s)*(D + R)/s").ok
     fb = nb08.sdc_crossover((D + R) / s)
     assert not fb.ok and "D + R itself" in fb.message
+
+
+# ---------------------------------------------------------------- notebook 09
+def test_your_fleet_checks_follow_the_log():
+    from course_lib import failures
+    from course_lib import interval as iv
+    from course_lib.answer import answer
+    from course_lib.check import nb09
+
+    rate = nb09.OBSERVED_FAILURES / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS)
+    assert nb09.after_levers_loss(100 * answer(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=rate).floor.loss_fraction).ok
+    _, high = failures.poisson_ci(nb09.OBSERVED_FAILURES)
+    floor_high = answer(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=high / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS)).floor
+    assert nb09.floor_upper_bound(100 * floor_high.floor_fraction).ok
+    m = 1440 / (nb09.FLEET_GPUS * rate)
+    tau = Scenario().checkpoint_interval_min
+    assert nb09.break_even_write_cost(60 * tau**2 / (2 * m)).ok
+    assert abs(60 * tau**2 / (2 * m) - 60 * iv.write_cost_for_interval(tau, m)) < 1e-9
+    fb = nb09.break_even_write_cost(60 * tau**2 / m)
+    assert not fb.ok and "dropped the 2" in fb.message

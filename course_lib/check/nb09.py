@@ -1,0 +1,111 @@
+"""Self-checks for the exercises of notebook 09 (your fleet): solutions/09-your-fleet-sol.ipynb.
+
+The exercises take one made-up incident log (a course choice, the example of notebook 09's
+papermill line): ``OBSERVED_FAILURES`` failures in ``OBSERVED_DAYS`` days on ``FLEET_GPUS`` GPUs.
+
+- :func:`after_levers_loss`: the after-levers loss of that fleet, % of the day.
+- :func:`floor_upper_bound`: the floor at the upper end of the counted rate's 95 % interval, % of the day.
+- :func:`break_even_write_cost`: the blocking write cost (seconds) that makes the course's
+  10-minute interval Young-optimal at that fleet's MTBF.
+"""
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+from .. import MINUTES_PER_DAY, Scenario, failures
+from .. import interval as iv
+from . import Feedback, Mistake
+from ._common import NumberCheck
+
+__all__ = [
+    "FLEET_GPUS",
+    "OBSERVED_FAILURES",
+    "OBSERVED_DAYS",
+    "after_levers_loss",
+    "floor_upper_bound",
+    "break_even_write_cost",
+    "checks",
+]
+
+FLEET_GPUS = 16_384  # the exercise's fleet (a course choice)
+OBSERVED_FAILURES = 60  # the exercise's incident log (made up: notebook 09's papermill example)
+OBSERVED_DAYS = 7
+
+
+def _rate() -> float:
+    return failures.rate_per_gpu_day(OBSERVED_FAILURES, FLEET_GPUS, OBSERVED_DAYS)
+
+
+# ---------------------------------------------------------------- exercise 1
+def _loss_check() -> NumberCheck:
+    from ..answer import answer
+
+    a = answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=_rate())
+    right = 100 * a.floor.loss_fraction
+    question_rate = answer(n_gpus=FLEET_GPUS)
+    wrong_exposure = answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=failures.rate_per_gpu_day(OBSERVED_FAILURES, Scenario().n_gpus, OBSERVED_DAYS))
+    return NumberCheck("09.1 after-levers loss", right, 0.01, "% of the day", (
+        Mistake(100 * question_rate.floor.loss_fraction, "that uses the question's per-GPU rate: pass the rate your log gives, failures / (GPUs x days)"),
+        Mistake(100 * wrong_exposure.floor.loss_fraction, f"the exposure is {FLEET_GPUS:,} GPUs x {OBSERVED_DAYS} days: you divided by the question's fleet"),
+        Mistake(100 * a.baseline.fraction_of_day, "that is the baseline, before the levers"),
+        Mistake(100 * a.floor.floor_fraction, "that is only the floor lambda (D + R): the loss after the levers adds the rewind and the writes"),
+        Mistake(a.floor.loss_minutes_per_day, "that is minutes per day: the task asks for a percentage of the day"),
+        Mistake(a.floor.loss_fraction, "that is a fraction: the task asks for a percentage of the day"),
+    ))
+
+
+def after_levers_loss(answer) -> Feedback:
+    """Exercise 1: % of the day lost after the levers by the exercise's fleet at its counted rate."""
+    return _loss_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 2
+def _floor_high_check() -> NumberCheck:
+    from ..answer import answer
+
+    def floor_pct(rate):
+        return 100 * answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=rate).floor.floor_fraction
+
+    low, high = failures.rate_ci_per_gpu_day(OBSERVED_FAILURES, FLEET_GPUS, OBSERVED_DAYS)
+    _, high99 = failures.rate_ci_per_gpu_day(OBSERVED_FAILURES, FLEET_GPUS, OBSERVED_DAYS, 0.99)
+    normal_high = (OBSERVED_FAILURES + stats.norm.ppf(0.975) * math.sqrt(OBSERVED_FAILURES)) / (FLEET_GPUS * OBSERVED_DAYS)
+    right = floor_pct(high)
+    return NumberCheck("09.2 floor, upper bound", right, 0.005, "% of the day", (
+        Mistake(floor_pct(_rate()), "that is the floor at the point estimate: the task asks for the upper end of the rate's 95 % interval"),
+        Mistake(floor_pct(low), "that is the lower end of the interval: the task asks for the upper end"),
+        Mistake(floor_pct(high99), "that is the 99 % interval's upper end: the task asks for 95 %"),
+        Mistake(floor_pct(normal_high), "that is the normal approximation k + 1.96 sqrt(k): use the exact interval, failures.rate_ci_per_gpu_day"),
+        Mistake(right / 100, "that is a fraction: the task asks for a percentage of the day"),
+        Mistake(right / 100 * MINUTES_PER_DAY, "that is minutes per day: the task asks for a percentage of the day"),
+    ))
+
+
+def floor_upper_bound(answer) -> Feedback:
+    """Exercise 2: the floor (% of the day) at the upper end of the counted rate's 95 % interval."""
+    return _floor_high_check()(answer)
+
+
+# ---------------------------------------------------------------- exercise 3
+def _write_cost_check() -> NumberCheck:
+    tau = Scenario().checkpoint_interval_min
+    m_min = MINUTES_PER_DAY / (FLEET_GPUS * _rate())
+    right = 60 * iv.write_cost_for_interval(tau, m_min)
+    return NumberCheck("09.3 break-even write cost", right, 0.01, "s", (
+        Mistake(right * 2, "Young's interval is sqrt(2 delta M), so delta = tau^2 / (2 M): you dropped the 2"),
+        Mistake(right / 60, "that is minutes: the task asks for seconds"),
+        Mistake(60 * iv.write_cost_for_interval(tau, Scenario().fleet_mtbf_hours * 60), f"that is at the question's {Scenario().fleet_mtbf_hours:g}-hour MTBF: use this fleet's MTBF, the minutes in a day / failures per day"),
+        Mistake(60 * iv.write_cost_for_interval(tau, m_min / 60), "the MTBF must be in minutes, like the interval: you used hours"),
+        Mistake(60 * math.sqrt(2 * tau * m_min), "that is sqrt(2 tau M): solve tau = sqrt(2 delta M) for delta instead"),
+    ))
+
+
+def break_even_write_cost(answer) -> Feedback:
+    """Exercise 3: seconds of blocking write that make the course's 10-minute interval optimal for the exercise's fleet."""
+    return _write_cost_check()(answer)
+
+
+def checks() -> dict[str, NumberCheck]:
+    """Every graded number of notebook 09's exercises, by name."""
+    return {"after_levers_loss": _loss_check(), "floor_upper_bound": _floor_high_check(), "break_even_write_cost": _write_cost_check()}
