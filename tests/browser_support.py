@@ -72,7 +72,7 @@ class DashboardTarget:
     parse_value: Callable[[str], object] = None  # type: ignore[assignment]
     keys: tuple[str, ...] = ("ArrowRight",)
     result_index: int = 0
-    run_timeout_s: float = 90.0
+    run_timeout_s: float = 180.0
 
     def value_from_readout(self, readout: str):
         return (self.parse_value or parse_number)(readout)
@@ -156,7 +156,9 @@ def isolated_env(tmp: Path) -> dict[str, str]:
     # start the notebook's own kernel without a "Select Kernel" dialog (still handled below)
     tracker = tmp / "lab-settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True, exist_ok=True)
-    (tracker / "tracker.jupyterlab-settings").write_text('{"autoStartDefaultKernel": true}\n')
+    # ... and keep every cell in the DOM (no windowing), so far-down dashboards are found
+    (tracker / "tracker.jupyterlab-settings").write_text(
+        '{"autoStartDefaultKernel": true, "windowingMode": "none"}\n')
     # never write the executed notebook (outputs, widget state) back over the committed one
     docs = tmp / "lab-settings" / "@jupyterlab" / "docmanager-extension"
     docs.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ from browser_support import (  # noqa: E402
     open_in_lab,
     parse_number,
     run_all_cells,
+    slider_widget,
     start_jupyterlab,
     start_voila,
 )
@@ -156,6 +157,9 @@ def test_jupyterlab_learner_moves_slider(servers, browser):
     page = browser.new_page()
     try:
         open_in_lab(page, lab, TARGET.notebook)
+        # before Run, no live slider: a saved one would be stale widget state in the notebook
+        assert slider_widget(page, TARGET.slider).count() == 0, (
+            f"{TARGET.notebook} renders a '{TARGET.slider}' slider before running: strip metadata.widgets")
         run_all_cells(page)
         seen = move_slider(page, TARGET, "jupyterlab")
     except Exception:
