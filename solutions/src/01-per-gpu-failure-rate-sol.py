@@ -1,15 +1,15 @@
 # %% [markdown]
-# # 01 · Exercises: per-GPU failure rates (worked solutions)
+# # 01 · Exercises: per-GPU failure rates
 #
 # Practice for notebook 01 (`notebooks/01-per-gpu-failure-rate.ipynb`): turn a public failure log
 # into a per-GPU-day rate with an exact interval, read Llama 3's Table 5 from its counts, and see by
 # simulation why the course uses exact Poisson intervals.
 #
-# **How to work through it.** In `exercises/01-per-gpu-failure-rate-ex.ipynb` each exercise states the
-# task, the form of the answer (a number in a stated unit, or a pair) and the tolerance. Replace the
-# cell that raises `NotImplementedError` with your code, keep the answer's name, and run the check
-# cell below it: it says *Correct*, or names the likely mistake. This notebook is the worked solution
-# the exercises are generated from.
+# **How to work through it.** Work in `exercises/01-per-gpu-failure-rate-ex.ipynb`. Each exercise states
+# the task, the form of the answer (a number in a stated unit, or a pair) and the tolerance. Replace the
+# cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
+# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
+# `solutions/01-per-gpu-failure-rate-sol.ipynb` (the exercises are generated from it).
 #
 # **Time:** 30 minutes. **Prerequisites:** notebook 01.
 

@@ -1,15 +1,15 @@
 # %% [markdown]
-# # 02 · Exercises: fleet MTBF (worked solutions)
+# # 02 · Exercises: fleet MTBF
 #
 # Practice for notebook 02 (`notebooks/02-fleet-mtbf.ipynb`): derive the first failure of a job made
 # of different parts, compute a fleet MTBF from a published per-node rate, and see what GPUs that wear
 # out (instead of failing young) do to a fresh fleet.
 #
-# **How to work through it.** In `exercises/02-fleet-mtbf-ex.ipynb` each exercise states the task, the
-# form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
-# cell that raises `NotImplementedError` with your code, keep the answer's name, and run the check
-# cell below it: it says *Correct*, or names the likely mistake. This notebook is the worked solution
-# the exercises are generated from.
+# **How to work through it.** Work in `exercises/02-fleet-mtbf-ex.ipynb`. Each exercise states the task,
+# the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
+# cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
+# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
+# `solutions/02-fleet-mtbf-sol.ipynb` (the exercises are generated from it).
 #
 # **Time:** 30 minutes. **Prerequisites:** notebooks 01 and 02.
 

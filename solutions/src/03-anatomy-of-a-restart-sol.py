@@ -1,15 +1,15 @@
 # %% [markdown]
-# # 03 · Exercises: anatomy of a restart (worked solutions)
+# # 03 · Exercises: anatomy of a restart
 #
 # Practice for notebook 03 (`notebooks/03-anatomy-of-a-restart.ipynb`): change the checkpoint interval
 # and redo the daily budget, derive the best health-check period in sympy, and rerun the levers for a
 # job that fails twice as often.
 #
-# **How to work through it.** In `exercises/03-anatomy-of-a-restart-ex.ipynb` each exercise states the
-# task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
-# Replace the cell that raises `NotImplementedError` with your code, keep the answer's name, and run
-# the check cell below it: it says *Correct*, or names the likely mistake. This notebook is the worked
-# solution the exercises are generated from.
+# **How to work through it.** Work in `exercises/03-anatomy-of-a-restart-ex.ipynb`. Each exercise states
+# the task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
+# Replace the cell that raises `NotImplementedError` with your code, keep the names the task asks for, and
+# run the check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
+# `solutions/03-anatomy-of-a-restart-sol.ipynb` (the exercises are generated from it).
 #
 # **Time:** 30 minutes. **Prerequisites:** notebook 03.
 

@@ -1,16 +1,16 @@
 # %% [markdown]
-# # 05 · Exercises: the write cost (worked solutions)
+# # 05 · Exercises: the write cost
 #
 # Practice for notebook 05 (`notebooks/05-write-cost.ipynb`): size one GPU's shard of a model's
 # training state, turn a measured bandwidth into a write cost and an interval, and derive what an
 # asynchronous checkpoint changes in the square-root law. No benchmark runs here: the exercises use the
 # course's H200 measurements in `data/`, so the answers are the same on every machine.
 #
-# **How to work through it.** In `exercises/05-write-cost-ex.ipynb` each exercise states the task, the
-# form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
-# cell that raises `NotImplementedError` with your code, keep the answer's name, and run the check cell
-# below it: it says *Correct*, or names the likely mistake. This notebook is the worked solution the
-# exercises are generated from.
+# **How to work through it.** Work in `exercises/05-write-cost-ex.ipynb`. Each exercise states the task,
+# the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
+# cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
+# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
+# `solutions/05-write-cost-sol.ipynb` (the exercises are generated from it).
 #
 # **Time:** 25 minutes. **Prerequisites:** notebooks 04 and 05.
 

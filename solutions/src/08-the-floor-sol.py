@@ -1,15 +1,15 @@
 # %% [markdown]
-# # 08 · Exercises: the floor (worked solutions)
+# # 08 · Exercises: the floor
 #
 # Practice for notebook 08 (`notebooks/08-the-floor.ipynb`): see how the floor's share of what is left
 # grows with the fleet, redo Kokolis et al.'s ETTR projection by hand, and derive when silent data
 # corruption costs more than every other failure together.
 #
-# **How to work through it.** In `exercises/08-the-floor-ex.ipynb` each exercise states the task, the
-# form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
-# cell that raises `NotImplementedError` with your code, keep the answer's name, and run the check cell
-# below it: it says *Correct*, or names the likely mistake. This notebook is the worked solution the
-# exercises are generated from.
+# **How to work through it.** Work in `exercises/08-the-floor-ex.ipynb`. Each exercise states the task,
+# the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
+# cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
+# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
+# `solutions/08-the-floor-sol.ipynb` (the exercises are generated from it).
 #
 # **Time:** 30 minutes. **Prerequisites:** notebook 08.
 

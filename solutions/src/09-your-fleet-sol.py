@@ -1,15 +1,15 @@
 # %% [markdown]
-# # 09 · Exercises: your fleet (worked solutions)
+# # 09 · Exercises: your fleet
 #
 # Practice for notebook 09 (`notebooks/09-your-fleet.ipynb`): carry one incident log through the whole
 # answer, say how sure the floor is, and price the checkpoint that the course's interval would need.
 # This is the interview question answered for a fleet you did not see before.
 #
-# **How to work through it.** In `exercises/09-your-fleet-ex.ipynb` each exercise states the task, the
-# form of the answer (a number in a stated unit) and the tolerance. Replace the cell that raises
-# `NotImplementedError` with your code, keep the answer's name, and run the check cell below it: it
-# says *Correct*, or names the likely mistake. This notebook is the worked solution the exercises are
-# generated from.
+# **How to work through it.** Work in `exercises/09-your-fleet-ex.ipynb`. Each exercise states the task,
+# the form of the answer (a number in a stated unit) and the tolerance. Replace the cell that raises
+# `NotImplementedError` with your code, keep the names the task asks for, and run the check cell below it:
+# it says *Correct*, or names the likely mistake. Worked solutions: `solutions/09-your-fleet-sol.ipynb`
+# (the exercises are generated from it).
 #
 # **Time:** 25 minutes. **Prerequisites:** notebooks 01, 04 and 09.
 
