@@ -63,6 +63,9 @@ def test_placeholders_and_wrong_types_get_form_hints():
     assert "expected a number" in nb03.hourly_interval_loss("five").message
     assert "no answer yet" in nb02.mixed_fleet_mtbf(...).message
     assert "expected a sympy expression" in nb02.mixed_fleet_mtbf("1/(N*").message
+    P, c, lam, T, *_ = nb03.health_check_symbols()
+    fb = nb03.health_check_period([sympy.sqrt(2 * c * T / lam)])
+    assert not fb.ok and "sp.solve returns a list" in fb.message
     assert "pair" in nb01.opt_rate(nb01.checks()["opt_rate"].expected, 0.3).message
     assert "low < high" in nb01.opt_rate(nb01.checks()["opt_rate"].expected, (2.0, 1.0)).message
 

@@ -69,6 +69,9 @@ class ExprCheck:
     def __call__(self, answer) -> Feedback:
         if answer is None or answer is Ellipsis:
             return grade_expr(answer, self.expected, exercise=self.exercise)
+        if isinstance(answer, (list, tuple, set, dict)):
+            return Feedback(False, f"expected one sympy expression, got a {type(answer).__name__} of {len(answer)}: "
+                            "sp.solve returns a list, so take the root you want, e.g. sp.solve(...)[0]", self.exercise)
         fb = grade_expr(self._by_name(answer), self.expected, mistakes=self.mistakes, exercise=self.exercise)
         if fb.ok or fb.message in {hint for _, hint in self.mistakes} or fb.message.startswith("expected a sympy"):
             return fb
