@@ -197,7 +197,7 @@ class DcpCheckpointStore:
         self._barrier()
         #: seconds spent inside the last dcp.save / dcp.async_save call (without the commit)
         self.last_dcp_call_s = float("nan")
-        self._async_writer = None
+        self._stager = None
         self._pending = None
 
     # -- names -------------------------------------------------------------------------
@@ -252,23 +252,40 @@ class DcpCheckpointStore:
     def async_save(self, step: int, state: dict) -> PendingDcpSave:
         """``dcp.async_save`` (THREAD mode): returns once the state is staged; wait() for durable.
 
-        A previous async save still in flight is waited for first (its staging copy is reused).
+        A previous async save still in flight is waited for first (its staging buffers are reused).
+        Blocking part: DCP's planning and the copy of the state into staging buffers allocated
+        at the first call; the writing, fsync and commit run in the background.
         """
         if self._pending is not None:
             self._pending.wait()
             self._pending = None
         tmp = self._prepare_tmp(step)
         t0 = time.perf_counter()
-        if self._async_writer is None:
-            # On a GPU the writer keeps its pinned staging copy between saves (DCP's
-            # recommended setting for repeated async saves); on a CPU DCP cannot pin memory.
-            cache = torch.cuda.is_available()
-            self._async_writer = dcp.FileSystemWriter(tmp, sync_files=True, cache_staged_state_dict=cache)
-        resp = dcp.async_save(state, checkpoint_id=tmp, storage_writer=self._async_writer, **self._dcp_kwargs())
+        if self._stager is None:
+            # DCP's DefaultStager, kept for the life of the store: its StateDictStager caches the
+            # staging buffers per source tensor, so every save after the first copies into
+            # memory allocated once (pinned on a GPU) instead of allocating the state anew.
+            # Staging stays on the calling thread (the state may change as soon as we return).
+            from torch.distributed.checkpoint.staging import DefaultStager, StagingOptions
+
+            cuda = torch.cuda.is_available()
+            self._stager = DefaultStager(StagingOptions(use_pinned_memory=cuda, use_shared_memory=False,
+                                                        use_async_staging=False, use_non_blocking_copy=cuda))
+        resp = dcp.async_save(state, storage_writer=dcp.FileSystemWriter(tmp, sync_files=True), async_stager=self._stager,
+                              **self._dcp_kwargs())
         self.last_dcp_call_s = time.perf_counter() - t0
         future = getattr(resp, "upload_completion", resp)
         self._pending = PendingDcpSave(self, step, tmp, future)
         return self._pending
+
+    def close(self) -> None:
+        """Wait for a save in flight and free the async staging buffers."""
+        if self._pending is not None:
+            self._pending.wait()
+            self._pending = None
+        if self._stager is not None:
+            self._stager.close()
+            self._stager = None
 
     def _commit(self, step: int, tmp: Path) -> Path:
         own = {}

@@ -65,6 +65,23 @@ def _init():
     return device, mesh, ckpt_pg
 
 
+def _finish(rc: int):
+    """Leave the job cleanly: all ranks meet, the process group is destroyed, then the process exits.
+
+    ``os._exit`` skips the interpreter's teardown, where C++ threads of the communication
+    library could otherwise be destroyed in an arbitrary order (an occasional SIGABRT,
+    "terminate called without an active exception", after all the work was done). Every file
+    was closed and fsynced before this point.
+    """
+    try:
+        dist.barrier()
+        dist.destroy_process_group()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(rc)
+
+
 def _sharded_toy_state(size: int, device: str, mesh, seed: int) -> dict:
     rank, world = dist.get_rank(), dist.get_world_size()
     local = toy_state(max(size // world, 1), device=device, seed=seed + rank)
@@ -98,8 +115,8 @@ def selftest(directory: Path, size: int) -> int:
     files = sorted(p.name for p in store.path_for(2).iterdir())
     if rank == 0:
         print(json.dumps({"ok": bool(flag.item()), "world_size": dist.get_world_size(), "files": files, "bit_exact": exact}))
-    dist.destroy_process_group()
-    return 0 if flag.item() else 1
+    store.close()
+    _finish(0 if flag.item() else 1)
 
 
 def main(argv=None) -> int:
@@ -149,8 +166,7 @@ def main(argv=None) -> int:
             Path(args.out).write_text(text)
         else:
             print(text)
-    dist.destroy_process_group()
-    return 0
+    _finish(0)
 
 
 if __name__ == "__main__":

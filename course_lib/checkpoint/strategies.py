@@ -13,8 +13,9 @@ torch_save     torch.save to a temp file, sha256 footer, fsync, atomic     yes (
                rename, folder fsync (:mod:`.safe`)
 dcp            torch.distributed.checkpoint.save + sha256 manifest +       yes (blocking)
                atomic folder rename (:mod:`.dcp_safe`)
-dcp_async      dcp.async_save (THREAD mode): blocks while staging a copy,   yes (background)
-               writes and commits in the background
+dcp_async      dcp.async_save (THREAD mode, DefaultStager reused across     yes (background)
+               saves): blocks while staging a copy, writes and commits
+               in the background
 snapshot       copy into preallocated buffers (pinned host memory and a    yes (background)
                side stream on a GPU), then a background thread persists
                the copy with the safe writer (CheckFreq's snapshot/persist)
@@ -250,6 +251,9 @@ class _Dcp(_Strategy):
         loaded = self.store.load_latest_good(self.template)
         _sync(self.cuda)
         return None if loaded is None else loaded[1]
+
+    def close(self):
+        self.store.close()
 
 
 class _DcpAsync(_Dcp):
