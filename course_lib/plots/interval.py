@@ -45,7 +45,7 @@ def waste_curve(taus, write_cost, mtbf, restart=0.0, sim_mean=None, sim_se=None,
     ax.text(t_exact, ax.get_ylim()[1], f" exact optimum {t_exact:.1f} min", va="top", fontsize=9)
     ax.set_xlabel("checkpoint interval $\\tau$ (min)")
     ax.set_ylabel("waste (% of useful work)")
-    ax.legend(fontsize=9)
+    ax.legend(fontsize=9, loc="lower right")
     return ax
 
 

@@ -1,0 +1,189 @@
+# %% [markdown]
+# # 06 · The square-root Pareto: why an in-memory snapshot makes the interval about a minute
+#
+# **The question.** Notebook 04 found $\tau^* = \sqrt{2\delta M}$: the best interval, and the waste at it, grow
+# with the square root of the blocking write cost $\delta$. *What does that buy across the write costs seen in
+# practice (a synchronous write to a parallel file system, an asynchronous DCP save, a snapshot to host memory),
+# how cheap must a checkpoint be for a one-minute interval, and what stops the interval from shrinking further?*
+#
+# **Learning objectives**
+# - Read the square-root law off a log-log plot (slope 1/2) and fit it.
+# - Place real write costs on that curve and compute the interval and waste each one allows.
+# - Compute the blocking cost a one-minute interval needs, and explain the lower bound a snapshot copy sets (GEMINI).
+#
+# **Time:** 15 minutes. **Prerequisites:** notebook 04 ($\tau^*$, Daly's exact optimum) and notebook 02 (fleet MTBF).
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# Parameters (papermill may override; None keeps the course's Scenario value)
+n_gpus = None
+restarts_per_day = None
+minutes_per_restart = None
+checkpoint_interval_min = None
+target_interval_min = 1.0  # the interval we would like to afford (minutes)
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from course_lib import Scenario, ledger
+from course_lib import interval as iv
+from course_lib.data import load_table
+from course_lib.plots import interval as interval_plots
+
+scenario = Scenario().replace(
+    n_gpus=n_gpus,
+    restarts_per_day=restarts_per_day,
+    minutes_per_restart=minutes_per_restart,
+    checkpoint_interval_min=checkpoint_interval_min,
+)
+M = scenario.fleet_mtbf_hours * 60  # minutes
+levers = load_table("levers.csv")
+model_params = float(levers.where("key", "model_params")["value"][0])
+bytes_per_param = float(levers.where("key", "state_bytes_per_param")["value"][0])
+shard_gb = model_params * bytes_per_param / scenario.n_gpus / 1e9
+print(f"fleet MTBF M         : {M:.0f} min")
+print(f"per-GPU shard        : {model_params:.3g} parameters x {bytes_per_param:g} B / {scenario.n_gpus:,} GPUs = {shard_gb:.2f} GB")
+
+# %% [markdown]
+# The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 16 bytes of training state per parameter
+# (mixed-precision Adam, ZeRO, SC 2020), spread over the job's GPUs (`data/levers.csv`).
+#
+# ## The write costs seen in practice
+#
+# `data/write_costs.csv` holds blocking write costs with their sources: a synchronous checkpoint to a parallel
+# file system (about 5 minutes, Kokolis et al., HPCA 2025, as reported); PyTorch DCP on a 7B model, synchronous
+# and with `async_save` (PyTorch blog, June 2024); ByteCheckpoint's blocking time for a 405B model on 8,960 GPUs
+# (NSDI 2025, Table 8, as reported); and this course's own measurements on one H200 host (facts.md section 7):
+# `async_save` blocking, `torch.save` + fsync at 0.87 GB/s, and a GPU -> pinned host memory copy at 55 GB/s. For
+# the last two the blocking time is our shard size divided by the bandwidth.
+#
+# **Predict first:** if one write is ten thousand times cheaper than another, how much shorter is its best
+# interval: ten thousand times, a hundred times, or ten times?
+
+# %%
+costs = load_table("write_costs.csv")
+regimes = []
+for row in costs.rows:
+    blocking_s = row["blocking_s"] if not math.isnan(row["blocking_s"]) else shard_gb / row["bandwidth_gb_per_s"]
+    regimes.append((row["regime"], row["description"], blocking_s))
+regimes.sort(key=lambda r: -r[2])
+print(f"{'regime':<22} {'blocking':>10} {'tau* (min)':>11} {'waste at tau*':>14}")
+for name, _, b in regimes:
+    tau = iv.optimal_interval_exact(b / 60, M)
+    w = iv.expected_waste(tau, b / 60, M, 0.0)
+    print(f"{name:<22} {b:>9.3g}s {tau:>11.3g} {w:>14.3%}")
+
+# %% [markdown]
+# (Waste here counts writes and rewinds only, $R = 0$: the restart adds its $R/M$ whatever the interval, as notebook 04
+# showed.)
+#
+# ## Slope 1/2
+#
+# Sweep the write cost over six decades and fit a straight line to $\log\tau^*$ against $\log\delta$, using Daly's
+# exact optimum rather than Young's formula (which has slope 1/2 by construction).
+
+# %%
+deltas_s = np.logspace(-3, 3, 61)
+taus = iv.optimal_interval_exact(deltas_s / 60, M)
+wastes = iv.expected_waste(taus, deltas_s / 60, M, 0.0)
+slope_tau = np.polyfit(np.log(deltas_s), np.log(taus), 1)[0]
+slope_waste = np.polyfit(np.log(deltas_s), np.log(wastes), 1)[0]
+print(f"fitted slope of tau* against delta : {slope_tau:.3f}")
+print(f"fitted slope of waste against delta: {slope_waste:.3f}")
+assert abs(slope_tau - 0.5) < 0.01 and abs(slope_waste - 0.5) < 0.01
+print(f"100x cheaper writes -> interval x {100 ** -slope_tau:.3f}, waste x {100 ** -slope_waste:.3f}")
+
+# %% [markdown]
+# The reveal: ten thousand times cheaper writes give a hundred times shorter interval and a hundred times less
+# waste. The square root is a harsh exchange rate: each tenfold cut in waste needs a hundredfold cut in write cost.
+#
+# ## What a one-minute interval needs
+#
+# Invert the square root: $\delta = \tau^2 / 2M$. **Predict:** at a 12-hour MTBF, how long may a checkpoint block
+# training if we want one every minute?
+
+# %%
+needed = iv.write_cost_for_interval(target_interval_min, M)  # minutes
+assert math.isclose(needed, target_interval_min**2 / (2 * M))
+print(f"a {target_interval_min:g}-minute interval at M = {M:.0f} min needs a blocking cost of {needed * 60e3:.1f} ms")
+print(f"check: the exact optimum at that cost is {iv.optimal_interval_exact(needed, M):.3f} min")
+for name, _, b in regimes:
+    print(f"  {name:<22} {b * 1e3:>10.3g} ms: {b / (needed * 60):>9.3g} x the budget")
+
+# %%
+points = [(f"{name} ({b:.3g} s)", b / 60) for name, _, b in regimes]
+axes = interval_plots.square_root_law(deltas_s / 60, M, points=points, reference_interval=target_interval_min)
+plt.show()
+
+# %% [markdown]
+# Only the snapshot to host memory fits the budget: a synchronous file-system write sits at hourly intervals (where
+# the large clusters of Kokolis et al. live), an asynchronous DCP save at minutes, and the in-memory snapshot at
+# about a minute. Taking the save off the critical path is the lever: the copy to host memory is what blocks, and it
+# is short because pinned host memory is fast and each GPU holds only its shard.
+#
+# ## The floor under the interval: the snapshot copy (GEMINI)
+#
+# GEMINI (Wang et al., SOSP 2023, as reported) checkpoints to the CPU memory of local and remote hosts and models the
+# waste as $t_{ckpt} + 1/(2f) + t_{rtvl}$ with the checkpoint frequency bounded by $1/f \ge \max(t_{ckpt}, T_{iter})$:
+# a new snapshot cannot start before the previous copy has finished, and more than one per iteration is useless. Once
+# the copy runs beside training, the stall $\delta$ can shrink below the copy time $t_{copy}$, but the interval cannot:
+# below $t_{copy}$, each snapshot waits for the last and training stalls for $t_{copy} - \tau$ every interval.
+#
+# **Predict:** at our shard size and 55 GB/s, is the copy-time bound anywhere near the one-minute interval?
+
+# %%
+snap = [b for name, _, b in regimes if name == "snapshot_pinned_host"][0]  # seconds
+copy_min = snap / 60
+tau_snap = iv.bounded_interval(copy_min, M, copy_min)  # the copy blocks: delta = t_copy
+w_snap = iv.expected_waste(tau_snap, copy_min, M, 0.0)
+print(f"snapshot copy time t_copy      : {snap * 1e3:.1f} ms")
+print(f"optimal interval (delta = t_copy): {tau_snap:.3f} min = {tau_snap * 60:.0f} s, waste {w_snap:.3%} (R = 0)")
+print(f"interval / copy time           : {tau_snap / copy_min:,.0f}")
+print(f"the bound binds only when sqrt(2 delta M) < t_copy, i.e. delta < t_copy^2 / 2M = {copy_min**2 / (2 * M) * 60e9:.2g} ns")
+
+# %%
+grid = np.logspace(math.log10(copy_min / 30), math.log10(30 * tau_snap), 400)
+ax = interval_plots.snapshot_bound(grid, copy_min, copy_min, M)
+ax.set_title("Below the copy time each snapshot waits for the last: a wall, not a trade-off")
+plt.show()
+below = iv.stalled_waste(copy_min / 10, copy_min, M, copy_min)
+print(f"forcing the interval to a tenth of the copy time: waste {below:.0%} of useful work")
+
+# %% [markdown]
+# At a 12-hour MTBF the copy-time bound is far below the best interval: the interval is set by the stall, and the
+# in-memory snapshot buys an interval of about a minute. Past the bound the square root no longer applies: the interval
+# is pinned at $\max(t_{copy}, T_{iter})$, and making the stall cheaper only lowers $\delta/\tau$ linearly while the
+# rewind term stays at $t_{copy}/2M$. In GEMINI's regime, where a snapshot every iteration is affordable, the rewind is
+# at most one iteration and what remains of the waste is the restart itself: detection, rescheduling and reload
+# (notebook 08).
+#
+# **Try it.** Set `n_gpus = 16384`: the shard shrinks 4x and the MTBF 4x; which effect wins for the snapshot's interval?
+# Set `target_interval_min = 0.1`: how many milliseconds may a checkpoint then block?
+#
+# ## The answer table
+
+# %%
+ledger.record("06-square-root-pareto", "snapshot_interval_min", "optimal interval with an in-memory snapshot", tau_snap, "min", ".2f")
+ledger.record("06-square-root-pareto", "snapshot_waste_pct", "waste from checkpointing at that interval (R excluded)", 100 * w_snap, "% of useful work", ".3f")
+ledger.record("06-square-root-pareto", "one_minute_budget_ms", f"blocking cost a {target_interval_min:g}-min interval allows", needed * 60e3, "ms", ".1f")
+print(ledger.table())
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"The best interval grows as the square root of the write cost (fitted slope {slope_tau:.2f}): a {target_interval_min:g}-minute "
+    f"interval at a {scenario.fleet_mtbf_hours:.0f} h MTBF needs a {needed * 60e3:.0f} ms stall, which only a snapshot to host "
+    f"memory ({snap * 1e3:.0f} ms for a {shard_gb:.1f} GB shard) meets: interval {tau_snap * 60:.0f} s, waste {w_snap:.2%}."
+)
+
+# %% [markdown]
+# **Next:** notebook 07 runs a real restart under torchrun with injected failures and measures its stages.
