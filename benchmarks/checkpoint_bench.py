@@ -48,6 +48,10 @@ def markdown(payload: dict, title: str) -> str:
     for r in payload["ratios"]:
         verdict = "met" if r["met"] else "**missed**"
         lines.append(f"| {format_size(r['size'])} | {r['ranks']} | {r['description']} | {r['value']:.3g} | {r['target']} | {verdict} |")
+    if m.get("device") != "cuda":
+        lines += ["", "GPU table: not produced on this machine (torch sees no CUDA GPU). On a GPU host `make bench` writes "
+                  "`checkpoint_cuda.md` with the same strategies (pinned host buffers, side stream, NCCL under torchrun) and "
+                  "the snapshot's device-to-host bandwidth against a bare pinned copy (target >= 80 %)."]
     return "\n".join(lines) + "\n"
 
 
