@@ -57,9 +57,12 @@ def test_parsers():
 
 def test_cli_writes_csv_and_json(tmp_path, capsys):
     csv_path, json_path = tmp_path / "r.csv", tmp_path / "r.json"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "keep.txt").write_text("not the benchmark's")
     rc = main(["--sizes", "64KiB", "--repeats", "1", "--device", "cpu", "--dir", str(tmp_path / "b"), "--verify",
                "--csv", str(csv_path), "--json", str(json_path), "--no-progress"])
     assert rc == 0
+    assert [p.name for p in (tmp_path / "b").iterdir()] == ["keep.txt"]  # only its own subfolder was removed
     out = capsys.readouterr().out
     assert "snapshot" in out and "target" in out
     lines = csv_path.read_text().splitlines()

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--repeats", type=int, default=3, help="saves per (size, strategy); medians are reported (default %(default)s)")
     ap.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"), help="where the state lives (default: cuda if present)")
     ap.add_argument("--ranks", type=int, default=1, help="processes; >1 launches torchrun --nproc-per-node RANKS (default %(default)s)")
-    ap.add_argument("--dir", default="build/checkpoint-bench", help="folder for the checkpoint files, on the disk to measure (removed afterwards)")
+    ap.add_argument("--dir", default="build/checkpoint-bench", help="folder on the disk to measure; the checkpoints go into a fresh subfolder, removed afterwards")
     ap.add_argument("--csv", help="write one row per save to this CSV file")
     ap.add_argument("--json", help="write machine info, medians and ratios to this JSON file")
     ap.add_argument("--seed", type=int, default=0)
@@ -56,12 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _run_ranks(args, sizes, strategies, device) -> list[dict]:
     """Launch the worker under torchrun and return the rows of every rank."""
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="ckpt-bench-", dir=args.dir)  # removed afterwards; nothing else in --dir is touched
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.json"
         cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={args.ranks}",
                "-m", "course_lib.checkpoint.dist_worker",
                "--sizes", ",".join(str(s) for s in sizes), "--strategies", ",".join(strategies),
-               "--repeats", str(args.repeats), "--dir", str(args.dir), "--seed", str(args.seed), "--out", str(out)]
+               "--repeats", str(args.repeats), "--dir", work, "--seed", str(args.seed), "--out", str(out)]
         if args.verify:
             cmd.append("--verify")
         if not args.no_progress:
@@ -72,7 +74,7 @@ def _run_ranks(args, sizes, strategies, device) -> list[dict]:
         try:
             proc = subprocess.run(cmd, env=env)
         finally:
-            shutil.rmtree(args.dir, ignore_errors=True)
+            shutil.rmtree(work, ignore_errors=True)
         if proc.returncode != 0:
             raise SystemExit(f"torchrun failed with exit code {proc.returncode}")
         rows = json.loads(out.read_text())

@@ -17,6 +17,7 @@ import os
 import platform
 import shutil
 import statistics
+import tempfile
 from pathlib import Path
 
 import torch
@@ -192,7 +193,8 @@ def run_benchmark(sizes, strategies=STRATEGIES, repeats: int = 3, device: str = 
 
     Rows carry ``size`` (the requested bytes), ``ranks`` (1) and ``device`` besides the
     timings of :func:`measure`. ``check`` runs :func:`check_resources` first. The checkpoint
-    files are written under ``directory`` and removed afterwards.
+    files are written into a fresh folder inside ``directory`` that is removed afterwards
+    (nothing else in ``directory`` is touched).
     """
     sizes = parse_sizes(sizes) if isinstance(sizes, str) else [parse_size(s, "sizes") for s in sizes]
     strategies = parse_strategies(strategies)
@@ -207,6 +209,8 @@ def run_benchmark(sizes, strategies=STRATEGIES, repeats: int = 3, device: str = 
 
         bar = tqdm(total=len(sizes) * len(strategies) * repeats, desc="checkpoint bench", unit="save", leave=False)
     rows = []
+    directory.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="ckpt-bench-", dir=directory))
     try:
         for size in sizes:
             state = toy_state(size, device=device, seed=seed)
