@@ -58,6 +58,12 @@ def markdown(payload: dict, title: str) -> str:
 def run(sizes, repeats, ranks, device, extra_note=""):
     import json
 
+    if device == "cuda":
+        import torch
+
+        if ranks > torch.cuda.device_count():
+            print(f"skipped {ranks} ranks: one GPU per rank and this host has {torch.cuda.device_count()}")
+            return
     suffix = f"_x{ranks}" if ranks > 1 else ""
     stem = OUT / f"checkpoint_{device}{suffix}"
     argv = ["--sizes", sizes, "--repeats", str(repeats), "--ranks", str(ranks), "--device", device,

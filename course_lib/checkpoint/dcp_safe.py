@@ -242,7 +242,13 @@ class DcpCheckpointStore:
         return tmp
 
     def save(self, step: int, state: dict) -> Path:
-        """``dcp.save`` into a temporary folder, then commit it. Returns the final folder."""
+        """``dcp.save`` into a temporary folder, then commit it. Returns the final folder.
+
+        An async save still in flight is waited for first (one commit at a time).
+        """
+        if self._pending is not None:
+            self._pending.wait()
+            self._pending = None
         tmp = self._prepare_tmp(step)
         t0 = time.perf_counter()
         dcp.save(state, storage_writer=dcp.FileSystemWriter(tmp, sync_files=True), **self._dcp_kwargs())

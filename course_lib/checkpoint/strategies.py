@@ -99,7 +99,6 @@ class SnapshotCheckpointer:
         state = local_state(state)
         self.cuda = _is_cuda(state)
         self.buffers = empty_like_state(state, device="cpu", pin_memory=self.cuda)
-        self._pairs = [(b, t) for (_, b), (_, t) in zip(iter_tensors(self.buffers), iter_tensors(state))]
         self._stream = torch.cuda.Stream() if self.cuda else None
         self._thread = None
         self._error = None
