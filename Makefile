@@ -45,5 +45,11 @@ lab: $(STAMP)
 app: $(STAMP)
 	$(BIN)/python scripts/app.py $(NB) $(if $(PORT),--port $(PORT))
 
+## make bench: the benchmarks (ratios measured in one run; tables in benchmarks/results/)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/simulate_bench.py
+	$(BIN)/python benchmarks/checkpoint_bench.py --sizes 256MiB,1GiB --repeats 5 --ranks 1 2
+	$(BIN)/python benchmarks/faultlab_bench.py
+
 clean:
 	rm -rf build .pytest_cache

@@ -9,7 +9,7 @@ import pytest
 from course_lib import ledger
 from course_lib.checkpoint.scaling import GIB, shard_bytes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NAME = "05-write-cost.ipynb"
 
 
