@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark: restart time under torchrun with default-like settings vs tuned settings (notebook 07).
 
-    .venv/bin/python benchmarks/faultlab_bench.py              # 3 repeats + one-lever sweeps
+    .venv/bin/python benchmarks/faultlab_bench.py              # 3 repeats + one-lever sweeps (~25 min)
     .venv/bin/python benchmarks/faultlab_bench.py --reps 1 --no-levers   # quick look
 
 Restart time = failure injected -> every rank back at the step it had completed before the
@@ -139,7 +139,7 @@ def median_row(rows):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--lever-reps", type=int, default=2)
+    ap.add_argument("--lever-reps", type=int, default=1)
     ap.add_argument("--no-levers", action="store_true")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
