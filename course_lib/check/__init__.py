@@ -84,7 +84,7 @@ def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mis
     if not math.isfinite(answer):
         return Feedback(False, f"expected a finite number{unit_txt}, got {answer!r}", exercise)
     if _close(answer, expected, rel_tol):
-        return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {rel_tol:.0%})", exercise)
+        return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {100 * rel_tol:g}%)", exercise)
     for m in mistakes:
         if _close(answer, m.value, m.rel_tol if m.rel_tol is not None else rel_tol):
             return Feedback(False, m.hint, exercise)
@@ -96,10 +96,12 @@ def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mis
     return Feedback(False, f"{answer:.4g}{unit_txt} has the wrong sign or is zero: check the formula", exercise)
 
 
-def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "") -> Feedback:
+def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "",
+               fallback: str = "is not the expected expression: redo the algebra step by step") -> Feedback:
     """Compare a sympy expression with ``expected`` symbolically (``simplify(a - b) == 0``).
 
-    ``mistakes`` is a sequence of (wrong_expression, hint) pairs.
+    ``mistakes`` is a sequence of (wrong_expression, hint) pairs; ``fallback`` finishes the
+    message for any other wrong expression (say what the learner should redo).
     """
     import sympy
 
@@ -114,4 +116,4 @@ def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "")
     for wrong, hint in mistakes:
         if sympy.simplify(a - wrong) == 0:
             return Feedback(False, hint, exercise)
-    return Feedback(False, f"{sympy.sstr(a)} is not the optimum: differentiate the waste, set it to zero, solve for the positive root", exercise)
+    return Feedback(False, f"{sympy.sstr(a)} {fallback}", exercise)
