@@ -40,7 +40,7 @@ papermill: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --allow-root --notebook-dir=. notebooks/00-the-question.ipynb
 
-## make app: serve notebook 08's floor dashboard as a Voila app on http://127.0.0.1:8866, code hidden
+## make app: serve the floor dashboard (notebooks/floor-dashboard.ipynb, from notebook 08) as a Voila app on http://127.0.0.1:8866, code hidden
 ## (works as root). NB=notebooks/04-optimal-interval.ipynb or PORT=8867 to change.
 app: $(STAMP)
 	$(BIN)/python scripts/app.py $(NB) $(if $(PORT),--port $(PORT))

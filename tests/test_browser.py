@@ -57,8 +57,11 @@ def _floor_html(n_gpus):
 
 
 FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="fleet GPUs", expected=_floor_html)
+# The same dashboard alone, as `make app` serves it to a classroom (Voila runs only these few cells).
+FLOOR_APP = DashboardTarget(notebook="notebooks/floor-dashboard.ipynb", slider="fleet GPUs", expected=_floor_html)
 
-TARGET = FLOOR  # <- the one line that picks the dashboard (FLOOR, or FIXTURE to test the machinery)
+TARGET = FLOOR  # <- the one line that picks the notebook a learner runs in JupyterLab (or FIXTURE)
+APP_TARGET = FLOOR_APP  # <- and the one the Voila app serves (scripts/app.py's default)
 
 # ---------------------------------------------------------------- checks without a browser
 
@@ -86,7 +89,8 @@ def test_target_notebook_exists_and_app_hides_code():
     spec = importlib.util.spec_from_file_location("course_app", REPO / "scripts" / "app.py")
     app = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(app)
-    cmd = app.voila_command(REPO / TARGET.notebook, 8866)
+    assert app.default_notebook() == (REPO / APP_TARGET.notebook).resolve(), "make app must serve the tested dashboard"
+    cmd = app.voila_command(REPO / APP_TARGET.notebook, 8866)
     assert "--strip_sources=True" in cmd and "--Voila.ip=127.0.0.1" in cmd and "--no-browser" in cmd
     assert {"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"} <= set(CHROMIUM_ARGS)
 
@@ -112,7 +116,7 @@ def servers(sandbox):
     try:
         lab = start_jupyterlab(sandbox)
         started.append(lab)
-        voila = start_voila(sandbox, REPO / TARGET.notebook)
+        voila = start_voila(sandbox, REPO / APP_TARGET.notebook)
         started.append(voila)
         lab.wait_ready(probe=f"{lab.url}/api/status?token={lab.token}", timeout_s=120)
         voila.wait_ready(timeout_s=120)
@@ -180,7 +184,7 @@ def test_voila_app_learner_moves_slider(servers, browser):
     page = browser.new_page()
     try:
         page.goto(f"{voila.url}/?token={voila.token}", wait_until="domcontentloaded", timeout=90_000)
-        seen = move_slider(page, TARGET, "voila")
+        seen = move_slider(page, APP_TARGET, "voila")
         # code is hidden: no editor, and no code cell shows its source (markdown stays)
         assert page.locator(".jp-CodeMirrorEditor, .cm-editor").count() == 0
         shown_inputs = [t for t in page.locator(".jp-CodeCell .jp-InputArea").all_inner_texts() if t.strip()]
