@@ -123,10 +123,8 @@ class Floor:
 
     @property
     def write_minutes_per_day(self) -> float:
-        """delta T / tau (minutes per day; 0 without a write cost)."""
-        if self.write_cost_min == 0.0:
-            return 0.0
-        return self.write_cost_min * MINUTES_PER_DAY / self.interval_min
+        """delta T / tau (minutes per day; 0 without a write cost), as :class:`RestartBudget` counts it."""
+        return self.budget().write_minutes_per_day
 
     @property
     def checkpoint_minutes_per_day(self) -> float:
