@@ -150,9 +150,9 @@ print(f"A synchronous torch.save + fsync blocked {sync_x_snap:.2g}x longer than 
 
 # %% [markdown]
 # The course's own run of the same benchmark (`make bench`: 256 MiB and 1 GiB, five interleaved rounds, on the
-# 2-core machine the course was built on, shared with other jobs) is committed in `benchmarks/results/`. Its verdicts,
-# and by how much a missed target was missed (the table's notes explain why: the first rounds coincided with other
-# work on the machine, and per round the ratio was well above the target once it was quiet):
+# 2-core machine the course was built on, with nothing else running) is committed in `benchmarks/results/`. Its
+# verdicts, and by how much any missed target was missed (the table's notes say what a busy machine does to them: an
+# earlier run shared with other jobs missed the 256 MiB torch.save / snapshot ratio by 3 %):
 
 # %%
 import json
