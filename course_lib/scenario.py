@@ -79,8 +79,16 @@ class Scenario:
 
         Notebooks take papermill parameters that default to ``None`` ("keep the course's
         value"), so ``Scenario().replace(n_gpus=n_gpus)`` is the one line each needs.
+
+        A new fleet size keeps the per-GPU failure rate: unless ``restarts_per_day`` is given
+        too, it scales with ``n_gpus`` (16,384 GPUs at the question's rate restart 8 times a
+        day). That is what "the same course for a bigger fleet" means, and it is how a
+        change of fleet size flows through every notebook (``make course FLEET=...``).
         """
         changes = {k: v for k, v in changes.items() if v is not None}
+        if "n_gpus" in changes and "restarts_per_day" not in changes:
+            n = check_int_positive("n_gpus", changes["n_gpus"])
+            changes["restarts_per_day"] = self.rate_per_gpu_day * n
         return dataclasses.replace(self, **changes)
 
 

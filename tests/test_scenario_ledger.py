@@ -30,6 +30,17 @@ def test_scenario_is_frozen_and_replace_ignores_none():
     assert s.replace(n_gpus=16384).n_gpus == 16384
 
 
+def test_a_new_fleet_size_keeps_the_per_gpu_rate():
+    s = Scenario()
+    big = s.replace(n_gpus=16384)
+    assert big.restarts_per_day == pytest.approx(8.0)
+    assert big.rate_per_gpu_day == pytest.approx(s.rate_per_gpu_day)
+    assert big.fleet_mtbf_hours == pytest.approx(3.0)
+    assert s.replace(n_gpus=16384, restarts_per_day=2).restarts_per_day == 2  # explicit value wins
+    with pytest.raises(ValueError, match="n_gpus"):
+        s.replace(n_gpus=0)
+
+
 @given(st.integers(1, 10**6), st.floats(0.01, 100), st.floats(1, 120))
 def test_loss_fraction_is_restarts_times_minutes_over_a_day(n, r, m):
     s = Scenario(n_gpus=n, restarts_per_day=r, minutes_per_restart=m, checkpoint_interval_min=m)
