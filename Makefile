@@ -7,9 +7,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg -p no:randomly
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course test unit nbval papermill lab app bench clean
+.PHONY: course test unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,18 +23,22 @@ $(STAMP): pyproject.toml
 course: $(STAMP)
 	$(BIN)/python scripts/run_course.py $(if $(FLEET),--param n_gpus=$(FLEET))
 
-## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill runs.
+## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
+## runs, then the browser test (last and alone: its servers need the CPU the others would take).
 test: $(STAMP)
-	$(MAKE) --no-print-directory unit nbval papermill
+	$(MAKE) --no-print-directory unit nbval papermill browser
 
 unit: $(STAMP)
-	$(PYTEST) tests $(XDIST) --ignore=tests/papermill -q
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py -q
 
 nbval: $(STAMP)
 	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
 
 papermill: $(STAMP)
 	$(PYTEST) tests/papermill $(XDIST) -q
+
+browser: $(STAMP)
+	$(PYTEST) tests/test_browser.py -q -rs
 
 ## make lab: JupyterLab on the course (works as root too).
 lab: $(STAMP)

@@ -25,6 +25,8 @@ sys.path.insert(0, str(ROOT))  # noqa: E402  (course_lib is installed; this keep
 
 from course_lib import ledger  # noqa: E402
 
+CELL_TIMEOUT_S = 600  # no course cell comes near this; a hung kernel fails the run instead of stalling it
+
 
 def parse_params(items: list[str]) -> dict:
     params = {}
@@ -90,6 +92,7 @@ def main(argv=None) -> int:
             papermill.execute_notebook(
                 str(src), str(dest), parameters=injected, cwd=str(src.parent),
                 kernel_name="python3", progress_bar=False, log_output=False,
+                execution_timeout=CELL_TIMEOUT_S, start_timeout=120,
             )
         except PapermillExecutionError as exc:
             bar.close()

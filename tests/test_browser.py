@@ -183,7 +183,8 @@ def test_voila_app_learner_moves_slider(servers, browser):
     voila = servers["voila"]
     page = browser.new_page()
     try:
-        page.goto(f"{voila.url}/?token={voila.token}", wait_until="domcontentloaded", timeout=90_000)
+        # Voila streams the page while it runs the notebook: bounded, with room for a loaded 2-core CI host
+        page.goto(f"{voila.url}/?token={voila.token}", wait_until="domcontentloaded", timeout=180_000)
         seen = move_slider(page, APP_TARGET, "voila")
         # code is hidden: no editor, and no code cell shows its source (markdown stays)
         assert page.locator(".jp-CodeMirrorEditor, .cm-editor").count() == 0
