@@ -42,6 +42,9 @@ def voila_command(notebook: Path, port: int, token: str | None = None) -> list[s
         f"--port={port}",
         "--Voila.port_retries=0",
         "--show_tracebacks=True",
+        # the course tags its slider cells `skip-execution` so batch runs (papermill, nbclient)
+        # skip them; the app is the one place they must run
+        "--VoilaExecutor.skip_cells_with_tag=voila-never-skips",
     ]
     if token:
         cmd.append(f"--token={token}")

@@ -210,7 +210,7 @@ print(f"Llama 3's 95% interval gives {failures.failures_per_day(scenario.n_gpus,
 # %%
 fleet_view(scenario.n_gpus, rate, reference_rate=llama.rate_low)
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 _ = interact(fleet_view, **fleet_controls(scenario.n_gpus, rate), reference_rate=fixed(llama.rate_low), reference_label=fixed("Llama 3"))
 
 # %% [markdown]

@@ -259,7 +259,7 @@ def show_levers(failures_per_day=2.0, heartbeat=True, hot_spare=True, memory_rel
 
 show_levers(2 * budget.failures_per_day)
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 from ipywidgets import FloatSlider, interact
 
 _ = interact(

@@ -201,7 +201,7 @@ plt.show()
 # %%
 interval_view(baseline["blocking_s"], scenario.fleet_mtbf_hours, R)
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 _ = interact(interval_view, **interval_controls(baseline["blocking_s"], scenario.fleet_mtbf_hours, R))
 
 # %% [markdown]

@@ -278,7 +278,7 @@ def show_shard(model="Llama 3 405B", gpus=4096, strategy="H200 snapshot (pinned 
 
 show_shard(gpus=scenario.n_gpus)
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 _ = interact(
     show_shard,
     model=Dropdown(options=list(models["model"]), value=list(models["model"])[-1]),

@@ -309,7 +309,7 @@ restart_timeline(lab.events, lab.restarts, ax=ax, zoom=len(lab.restarts) - 1)
 plt.show()
 
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 def show_restart(restart_index=0):
     fig, ax = plt.subplots(figsize=(9.0, 4.0))
     restart_timeline(lab.events, lab.restarts, ax=ax, zoom=restart_index)

@@ -330,7 +330,7 @@ print(f"floor at {sizes[-1]:,.0f} GPUs and this rate: {big.floor_minutes_per_day
 answer_waterfall(dashboard_answer(n_gpus=4 * scenario.n_gpus))
 plt.show()
 
-# %% tags=["nbval-ignore-output"]
+# %% tags=["nbval-ignore-output", "skip-execution"]
 display(dashboard(n_gpus=scenario.n_gpus if scenario.n_gpus in FLEET_SIZES else None, rate_per_gpu_day=ans.rate_per_gpu_day))
 
 # %% [markdown]
