@@ -158,6 +158,16 @@ class Answer:
         w1 = max(len(r[1]) for r in rows)
         return "\n".join(f"{a.ljust(w0)}  {b.rjust(w1)}  {c}".rstrip() for a, b, c in rows)
 
+    def lever_table(self) -> str:
+        """The levers in the order applied: minutes a day each saves, what is left, the loss (notebooks 08, 09)."""
+        b = self.baseline
+        lines = [f"{'':24s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}",
+                 f"{'baseline':24s} {'':13s} {b.minutes_per_day:12.2f} {b.fraction_of_day:8.3%}"]
+        for step in self.steps:
+            lines.append(f"+ {step.lever.name:22s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
+                         f"{step.after.fraction_of_day:8.3%}")
+        return "\n".join(lines)
+
     @property
     def text(self) -> str:
         """The written answer, one paragraph generated from the numbers."""

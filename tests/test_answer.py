@@ -95,3 +95,15 @@ def test_article_before_the_fleet_size():
     assert answer(n_gpus=11000).text.startswith("An 11,000-GPU job")
     assert answer(n_gpus=1800).text.startswith("A 1,800-GPU job")
     assert answer().text.startswith("A 4,096-GPU job")
+
+
+def test_lever_table_lists_every_lever_in_order_with_what_is_left():
+    from course_lib.answer import answer as _answer
+
+    ans = _answer()
+    lines = ans.lever_table().splitlines()
+    assert len(lines) == 2 + len(ans.steps)
+    assert lines[1].startswith("baseline") and f"{ans.baseline.minutes_per_day:.2f}" in lines[1]
+    for line, step in zip(lines[2:], ans.steps):
+        assert line.startswith(f"+ {step.lever.name}")
+        assert f"{step.saved_minutes_per_day:.2f}" in line and f"{step.after.minutes_per_day:.2f}" in line

@@ -64,11 +64,7 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 
 # %%
 b = ans.baseline
-print(f"{'':24s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}")
-print(f"{'baseline':24s} {'':13s} {b.minutes_per_day:12.2f} {b.fraction_of_day:8.3%}")
-for step in ans.steps:
-    print(f"+ {step.lever.name:22s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
-          f"{step.after.fraction_of_day:8.3%}")
+print(ans.lever_table())
 f = ans.floor
 print(f"\ninterval: {ans.interval_before_min:.2f} min with a {60 * ans.write_cost_before_min:.2f} s synchronous write -> "
       f"{ans.interval_after_min:.2f} min with a {60_000 * ans.snapshot_cost_min:.1f} ms in-memory snapshot")

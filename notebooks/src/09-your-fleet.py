@@ -131,11 +131,7 @@ plt.show()
 # for your fleet?
 
 # %%
-print(f"{'':24s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}")
-print(f"{'baseline':24s} {'':13s} {b.minutes_per_day:12.2f} {b.fraction_of_day:8.3%}")
-for step in ans.steps:
-    print(f"+ {step.lever.name:22s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
-          f"{step.after.fraction_of_day:8.3%}")
+print(ans.lever_table())
 f = ans.floor
 print(f"\nafter the levers: {f.loss_minutes_per_day:.2f} min/day ({f.loss_fraction:.3%}), "
       f"of which the floor lambda (D + R) is {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%})")
