@@ -40,15 +40,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime as dt
 import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from machine import machine  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
 from course_lib.faultlab import Failure, run_lab
 
@@ -77,36 +76,10 @@ TUNED = {"collective_timeout_s": 1.0, "monitor_interval_s": 0.1, "interval_s": 1
 LEVERS = ("collective_timeout_s", "monitor_interval_s", "interval_s", "snapshot")
 
 
-def machine() -> dict:
-    import numpy
+def machine_info() -> dict:
     import torch
 
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem_gib = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal"):
-                mem_gib = round(int(line.split()[1]) / 2**20, 1)
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "memory_GiB": mem_gib,
-        "load_average_1min_at_start": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "numpy": numpy.__version__,
-        "backend": "nccl" if torch.cuda.is_available() else "gloo (CPU)",
-        "date": dt.date.today().isoformat(),
-    }
+    return machine(torch=torch.__version__, backend="nccl" if torch.cuda.is_available() else "gloo (CPU)")
 
 
 def one_run(setting: dict, scenario: str, work: Path) -> dict:
@@ -143,7 +116,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-levers", action="store_true")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    mach = machine()
+    mach = machine_info()
     plan = []  # (scenario, setting name, setting)
     for _ in range(args.reps):
         for scenario in ("hang", "kill"):
@@ -238,7 +211,7 @@ def markdown(p: dict) -> str:
         "checksum verification and deserialisation are. The lever pays where the state is large and the storage is "
         "shared by many readers (notebook 07, section 4).",
         "",
-        f"Measured on a shared machine (load average {m['load_average_1min_at_start']} on {m['cores']} cores at the "
+        f"Measured on a shared machine (load average {m['load_average_1min']} on {m['cores']} cores at the "
         "start): contention lands mostly in rescheduling (process start and `import torch`); default-like and tuned "
         "runs were interleaved, so both saw the same machine.",
     ]

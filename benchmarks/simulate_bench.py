@@ -17,16 +17,14 @@ second (the ceiling: a simulator that did nothing but draw its failure times).
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import json
-import os
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from machine import machine  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
 from course_lib import Scenario
 from course_lib.data import load_table
@@ -39,30 +37,6 @@ REPEATS = 5
 LOOP_RUNS = 200
 VEC_RUNS = 100_000
 RAW_DRAWS = 5_000_000
-
-
-def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover
-        usable = os.cpu_count()
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count(),
-        "cores_usable": usable,
-        "load_average_1min": round(os.getloadavg()[0], 2),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "date": dt.date.today().isoformat(),
-    }
 
 
 def events(res) -> int:
