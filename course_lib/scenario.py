@@ -219,7 +219,10 @@ class Scenario(Validated):
         ``failures_per_day`` (of the whole job, at the new ``n_gpus`` if one is given), or
         ``observed_failures`` over ``observed_days`` on ``n_gpus`` GPUs (a count from a log).
         A new ``n_gpus`` keeps the per-GPU rate, so failures per day scale with the fleet. A
-        given ``reschedule_min`` makes the minutes per restart the sum of the stages.
+        stage given (detect, reschedule, reload, or the interval that sets the rewind) changes
+        the minutes per restart, which become the sum of the stages; the stages not given keep
+        their minutes. Only a new ``minutes_per_restart`` alone re-splits the remainder into
+        the reschedule stage (the question's way: 15 minutes observed, three stages sourced).
         """
         changes = {k: v for k, v in changes.items() if v is not None}
         names = {f.name for f in fields(self)}
@@ -236,7 +239,10 @@ class Scenario(Validated):
             if events == 0:
                 raise ValueError("observed_failures must be >= 1 to estimate a rate (got 0)")
             changes["rate_per_gpu_day"] = failures.rate_per_gpu_day(events, n, days)
-        if "reschedule_min" in changes and "minutes_per_restart" not in changes:
+        if "minutes_per_restart" not in changes and (
+                "reschedule_min" in changes or {"detect_min", "reload_min", "checkpoint_interval_min"} & set(changes)):
+            # a stage a person sets changes the minutes per restart; the stages not given keep their minutes
+            changes.setdefault("reschedule_min", self.baseline_reschedule_min)
             changes["minutes_per_restart"] = None
         unknown = set(changes) - names
         if unknown:
