@@ -43,7 +43,7 @@ from ipywidgets import Dropdown, IntSlider, interact
 
 from course_lib import Scenario, ledger
 from course_lib.checkpoint.bench import ratios, run_benchmark, summarize
-from course_lib.checkpoint.scaling import GIB, interval_rows, shard_bytes
+from course_lib.sizing import GIB, interval_rows, shard_bytes
 from course_lib.checkpoint.state import BYTES_PER_PARAM, format_size, iter_tensors, parse_size, state_nbytes, toy_state
 from course_lib.data import load_table
 from course_lib.plots import checkpoint as ckpt_plots
@@ -197,7 +197,7 @@ print(f"100x faster write -> interval and waste both shrink by sqrt(100) = {math
 # from the course's `Scenario`.
 
 # %%
-shards = {m: shard_bytes(p, scenario.n_gpus, BYTES_PER_PARAM) for m, p in zip(models["model"], models["params"])}
+shards = {m: shard_bytes(p, BYTES_PER_PARAM, scenario.n_gpus) for m, p in zip(models["model"], models["params"])}
 big = list(shards)[-1]  # the largest model
 for m, nbytes in shards.items():
     print(f"{m:<12}: {nbytes / GIB:8.3f} GiB of state per GPU on {scenario.n_gpus:,} GPUs")
@@ -271,7 +271,7 @@ print(f"interval ratio {save405['interval_min'] / snap405['interval_min']:.2f} =
 # %%
 def show_shard(model="Llama 3 405B", gpus=4096, strategy="H200 snapshot (pinned D2H)"):
     params = dict(zip(models["model"], models["params"]))[model]
-    (r,) = interval_rows({model: shard_bytes(params, gpus, BYTES_PER_PARAM)}, {strategy: h200_rates[strategy]}, M)
+    (r,) = interval_rows({model: shard_bytes(params, BYTES_PER_PARAM, gpus)}, {strategy: h200_rates[strategy]}, M)
     print(f"{model} on {gpus:,} GPUs: {r['shard_GiB']:.3g} GiB per GPU; {strategy}: delta = {r['delta_s']:.3g} s, "
           f"tau* = {r['interval_min']:.3g} min, waste {r['waste']:.2%}")
 
