@@ -92,16 +92,17 @@ def check_choice(name: str, value, choices) -> str:
 
 
 # ---------------------------------------------------------------- declared per field
-def checked(check, **kw):
+def checked(check, optional: bool = False, **kw):
     """A dataclass field validated by ``check(name, value)`` (its return value is stored).
 
-    ``None`` is accepted and kept when the field's default is ``None`` ("computed from the
-    other fields"); every other value goes through ``check``.
+    ``None`` is accepted and kept when the field's default is ``None`` or ``optional`` is set
+    ("computed from the other fields"); every other value goes through ``check``.
     """
     from dataclasses import field
 
     metadata = dict(kw.pop("metadata", {}) or {})
     metadata["check"] = check
+    metadata["optional"] = optional
     return field(metadata=metadata, **kw)
 
 
@@ -117,8 +118,9 @@ class Validated:
         for f in fields(self):
             check = f.metadata.get("check")
             value = getattr(self, f.name)
-            if check is not None and value is not None:
-                object.__setattr__(self, f.name, check(f.name, value))
+            if check is None or (value is None and (f.default is None or f.metadata.get("optional"))):  # None: "computed from the others"
+                continue
+            object.__setattr__(self, f.name, check(f.name, value))
         self._validate_fields()
 
     def _validate_fields(self) -> None:  # pragma: no cover - default: nothing across fields

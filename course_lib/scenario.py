@@ -103,7 +103,7 @@ class Scenario(Validated):
 
     n_gpus: int = checked(_int, default=QUESTION["n_gpus"])
     rate_per_gpu_day: float = checked(check_positive, default=QUESTION["failures_per_day"] / QUESTION["n_gpus"])
-    minutes_per_restart: float | None = checked(check_positive, default=QUESTION["minutes_per_restart"])
+    minutes_per_restart: float | None = checked(check_positive, optional=True, default=QUESTION["minutes_per_restart"])
     checkpoint_interval_min: float = checked(check_positive, default=QUESTION["checkpoint_interval_min"])
     detect_min: float = checked(check_non_negative, default_factory=lambda: defaults()["detect_min"])
     reschedule_min: float | None = checked(check_non_negative, default=None)

@@ -16,7 +16,7 @@ def test_default_answer_is_the_course_question():
     a = answer()
     s = Scenario()
     assert a.n_gpus == s.n_gpus
-    assert a.failures_per_day == pytest.approx(s.restarts_per_day)
+    assert a.failures_per_day == pytest.approx(s.failures_per_day)
     assert a.baseline.fraction_of_day == pytest.approx(s.loss_fraction)  # 2.08 %
     assert a.baseline.stages == rs.baseline_stages(s)
     # the stage levers agree with notebook 03's; the interval lever is at the snapshot's optimum
@@ -31,50 +31,50 @@ def test_default_answer_is_the_course_question():
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(n_gpus=16384, rate_per_gpu_day=8.1e-4),
-                                    dict(failures_per_day=5, detect_min=1, reschedule_min=4, reload_min=3, interval_min=30,
+                                    dict(failures_per_day=5, detect_min=1, reschedule_min=4, reload_min=3, checkpoint_interval_min=30,
                                          write_cost_min=0.5, state_gb_per_gpu=4.0)])
 def test_answer_is_consistent(kwargs):
-    a = answer(**kwargs)
+    a = answer(Scenario.from_params(**kwargs))
     # the waterfall's last budget is the floor's
-    assert a.after.minutes_per_day == pytest.approx(a.floor.loss_minutes_per_day, rel=1e-12)
+    assert a.after.minutes_per_day == pytest.approx(a.after.minutes_per_day, rel=1e-12)
     assert sum(a.savings.values()) == pytest.approx(a.baseline.minutes_per_day - a.after.minutes_per_day)
     assert list(a.savings.values()) == sorted(a.savings.values(), reverse=True)  # largest first
-    assert a.floor.floor_minutes_per_day == pytest.approx(
+    assert a.after.floor_minutes_per_day == pytest.approx(
         a.failures_per_day * (a.after.stages.detect + a.after.stages.reschedule + a.after.stages.reload))
-    assert a.floor.floor_minutes_per_day < a.floor.loss_minutes_per_day < a.baseline.minutes_per_day
+    assert a.after.floor_minutes_per_day < a.after.minutes_per_day < a.baseline.minutes_per_day
     assert a.interval_before_min == pytest.approx(math.sqrt(2 * a.write_cost_before_min * MINUTES_PER_DAY / a.failures_per_day))
     for lever, g in a.fewer:
-        assert g.floor_minutes_per_day == pytest.approx(lever.factor * a.floor.floor_minutes_per_day)
+        assert g.floor_minutes_per_day == pytest.approx(lever.factor * a.after.floor_minutes_per_day)
     rows = {r.key: r for r in a.rows()}
     assert rows["baseline_loss_pct"].value == pytest.approx(100 * a.baseline.fraction_of_day)
-    assert rows["floor_pct"].value == pytest.approx(100 * a.floor.floor_fraction)
-    assert rows["after_levers_pct"].value == pytest.approx(100 * a.floor.loss_fraction)
+    assert rows["floor_pct"].value == pytest.approx(100 * a.after.floor_fraction)
+    assert rows["after_levers_pct"].value == pytest.approx(100 * a.after.fraction_of_day)
     assert rows["interval_after_min"].value == a.interval_after_min
     assert len(rows) == len(a.rows())  # keys are unique
     d = json.loads(a.to_json())
-    assert d["floor_minutes_per_day"]["value"] == pytest.approx(a.floor.floor_minutes_per_day)
+    assert d["floor_minutes_per_day"]["value"] == pytest.approx(a.after.floor_minutes_per_day)
     assert d["text"] == a.text
 
 
 def test_inputs_flow_through():
-    a = answer(n_gpus=8192)
-    assert a.failures_per_day == pytest.approx(2 * Scenario().restarts_per_day)  # per-GPU rate kept
-    b = answer(failures_per_day=3, n_gpus=1000)
+    a = answer(Scenario.from_params(n_gpus=8192))
+    assert a.failures_per_day == pytest.approx(2 * Scenario().failures_per_day)  # per-GPU rate kept
+    b = answer(Scenario.from_params(failures_per_day=3, n_gpus=1000))
     assert b.rate_per_gpu_day == pytest.approx(3e-3)
-    c = answer(detect_min=1, reschedule_min=2, reload_min=3, interval_min=8)
+    c = answer(Scenario.from_params(detect_min=1, reschedule_min=2, reload_min=3, checkpoint_interval_min=8))
     assert c.baseline.stages == rs.RestartStages(1, 2, 3, 4)
-    d = answer(state_gb_per_gpu=3.3)
-    assert d.snapshot_cost_min == pytest.approx(fl.blocking_write_min("snapshot_pinned_host", 3.3))
-    e = answer(detect_after_min=0.5, reschedule_after_min=2.0, reload_after_min=0.1, snapshot_cost_min=0.01)
-    assert e.floor.floor_minutes_per_day == pytest.approx(2 * (0.5 + 2.0 + 0.1))
-    assert e.floor.write_cost_min == 0.01
+    d = answer(Scenario.from_params(state_gb_per_gpu=3.3))
+    assert d.snapshot_cost_min == pytest.approx(3.3 / 55 / 60, rel=1e-12, abs=0)  # 3.3 GB at the 55 GB/s snapshot path
+    e = answer(Scenario.from_params(detect_after_min=0.5, reschedule_after_min=2.0, reload_after_min=0.1, snapshot_cost_min=0.01))
+    assert e.after.floor_minutes_per_day == pytest.approx(2 * (0.5 + 2.0 + 0.1))
+    assert e.after.write_cost_min == 0.01
 
 
 def test_text_states_the_numbers():
     a = answer()
     t = a.text
     for fragment in (f"{a.baseline.fraction_of_day:.2%}", f"{a.interval_after_min:.2f} min",
-                     f"{a.floor.floor_minutes_per_day:.2f} min", f"{a.floor.loss_fraction:.3%}", "4,096-GPU"):
+                     f"{a.after.floor_minutes_per_day:.2f} min", f"{a.after.fraction_of_day:.3%}", "4,096-GPU"):
         assert fragment in t
     assert "\n" not in t
 
@@ -82,18 +82,18 @@ def test_text_states_the_numbers():
 @pytest.mark.parametrize("kwargs, name", [
     (dict(n_gpus=0), "n_gpus"), (dict(n_gpus=2.5), "n_gpus"), (dict(rate_per_gpu_day=-1e-4), "rate_per_gpu_day"),
     (dict(failures_per_day=0), "failures_per_day"), (dict(detect_min=-1), "detect_min"),
-    (dict(interval_min=0), "interval_min"), (dict(write_cost_min=0), "write_cost_min"),
-    (dict(state_gb_per_gpu=float("nan")), "state_gb_per_gpu"), (dict(rate_per_gpu_day=1e-4, failures_per_day=2), "not both"),
+    (dict(checkpoint_interval_min=0), "interval_min"), (dict(write_cost_min=0), "write_cost_min"),
+    (dict(state_gb_per_gpu=float("nan")), "state_gb_per_gpu"), (dict(rate_per_gpu_day=1e-4, failures_per_day=2), "in one form"),
 ])
 def test_bad_inputs_name_the_parameter(kwargs, name):
     with pytest.raises(ValueError, match=name):
-        answer(**kwargs)
+        answer(Scenario.from_params(**kwargs))
 
 
 def test_article_before_the_fleet_size():
-    assert answer(n_gpus=8192).text.startswith("An 8,192-GPU job")
-    assert answer(n_gpus=11000).text.startswith("An 11,000-GPU job")
-    assert answer(n_gpus=1800).text.startswith("A 1,800-GPU job")
+    assert answer(Scenario.from_params(n_gpus=8192)).text.startswith("An 8,192-GPU job")
+    assert answer(Scenario.from_params(n_gpus=11000)).text.startswith("An 11,000-GPU job")
+    assert answer(Scenario.from_params(n_gpus=1800)).text.startswith("A 1,800-GPU job")
     assert answer().text.startswith("A 4,096-GPU job")
 
 

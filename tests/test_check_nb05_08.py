@@ -85,9 +85,9 @@ def test_your_fleet_checks_follow_the_log():
     from course_lib.check import nb09
 
     rate = nb09.OBSERVED_FAILURES / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS)
-    assert nb09.after_levers_loss(100 * answer(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=rate).floor.loss_fraction).ok
+    assert nb09.after_levers_loss(100 * answer(Scenario.from_params(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=rate)).after.fraction_of_day).ok
     _, high = failures.poisson_ci(nb09.OBSERVED_FAILURES)
-    floor_high = answer(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=high / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS)).floor
+    floor_high = answer(Scenario.from_params(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=high / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS))).after
     assert nb09.floor_upper_bound(100 * floor_high.floor_fraction).ok
     m = 1440 / (nb09.FLEET_GPUS * rate)
     tau = Scenario().checkpoint_interval_min

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from course_lib.__main__ import main
+from course_lib import Scenario
 from course_lib.answer import answer
 
 
@@ -26,10 +27,10 @@ def test_flags_and_json(capsys):
             "--reload", "3", "--interval", "10", "--write-cost", "0.5", "--json"]
     assert main(argv) == 0
     got = json.loads(capsys.readouterr().out)
-    a = answer(n_gpus=4096, failures_per_day=2, detect_min=5, reschedule_min=4, reload_min=3, interval_min=10, write_cost_min=0.5)
+    a = answer(Scenario.from_params(n_gpus=4096, failures_per_day=2, detect_min=5, reschedule_min=4, reload_min=3, checkpoint_interval_min=10, write_cost_min=0.5))
     assert got["baseline_minutes_per_day"]["value"] == pytest.approx(2 * (5 + 4 + 3 + 5))
     assert got["interval_before_min"]["value"] == pytest.approx(a.interval_before_min)
-    assert got["floor_minutes_per_day"]["value"] == pytest.approx(a.floor.floor_minutes_per_day)
+    assert got["floor_minutes_per_day"]["value"] == pytest.approx(a.after.floor_minutes_per_day)
     assert got["after_levers_minutes_per_day"]["value"] == pytest.approx(a.after_levers_minutes_per_day)
     # the console script form takes the same flags without the command word
     assert main(["--gpus", "16384", "--rate", "8.1e-4", "--json"]) == 0
@@ -58,6 +59,6 @@ def test_unknown_command(capsys):
 def test_module_runs_as_a_subprocess():
     ok = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--gpus", "8192"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
-    assert "floor lambda (D + R)" in ok.stdout and answer(n_gpus=8192).text in ok.stdout
+    assert "floor lambda (D + R)" in ok.stdout and answer(Scenario.from_params(n_gpus=8192)).text in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--reload", "-1"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--reload" in bad.stderr

@@ -21,7 +21,7 @@ def test_sheet_carries_the_computed_answer():
     ans = answer()
     text = render_docs.sheet()
     assert "## The 2-minute answer" in text and "## The 10-minute answer" in text
-    assert f"{ans.floor.floor_minutes_per_day:.2f} min/day" in text
+    assert f"{ans.after.floor_minutes_per_day:.2f} min/day" in text
     assert f"{ans.interval_after_min:.2f}" in text
     assert f"{100 * ans.baseline.fraction_of_day:.2f}%" in text
 

@@ -8,7 +8,7 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from course_lib import MINUTES_PER_DAY
+from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import floor as fl
 from course_lib import interval as iv
 from course_lib import restart as rs
@@ -23,34 +23,37 @@ def budget(lam=2.0, detect=5.0, resched=3.0, reload=2.0, rewind=5.0, write=0.0):
     return rs.RestartBudget(lam, rs.RestartStages(detect, resched, reload, rewind), write)
 
 
+def at_best(b, delta=None, min_interval_min=0.0):
+    """The day of ``b`` at its best interval for write cost ``delta`` (None: the budget's)."""
+    return rs.checkpoint_at_optimum(b, b.write_cost_min if delta is None else delta, min_interval_min)
+
+
 # ----------------------------------------------------------------- the floor
 @settings(max_examples=60, deadline=None)
 @given(lam=rates, d=minutes, s=minutes, r=minutes, delta=writes)
 def test_loss_equals_waste_fraction_at_the_optimum(lam, d, s, r, delta):
-    f = fl.floor(budget(lam, d, s, r), delta)
+    f = at_best(budget(lam, d, s, r), delta)
     m = MINUTES_PER_DAY / lam
     tau = math.sqrt(2 * delta * m)
     assert f.interval_min == pytest.approx(tau, rel=1e-12)
     assert f.interval_min == pytest.approx(iv.young_interval(delta, m), rel=1e-12)
-    assert f.loss_fraction == pytest.approx(iv.waste_fraction(tau, delta, m, d + s + r), rel=1e-12)
+    assert f.fraction_of_day == pytest.approx(iv.waste_fraction(tau, delta, m, d + s + r), rel=1e-12)
     # rewind and writes are equal at Young's optimum and sum to sqrt(2 delta lambda T)
     assert f.rewind_minutes_per_day == pytest.approx(f.write_minutes_per_day, rel=1e-9)
     assert f.checkpoint_minutes_per_day == pytest.approx(math.sqrt(2 * delta * lam * MINUTES_PER_DAY), rel=1e-9)
     assert f.floor_minutes_per_day == pytest.approx(lam * (d + s + r), rel=1e-12, abs=1e-15)
-    # the budget view agrees
-    assert f.budget().minutes_per_day == pytest.approx(f.loss_minutes_per_day, rel=1e-12, abs=1e-15)
 
 
 @settings(max_examples=40, deadline=None)
 @given(lam=rates, d=minutes, s=minutes, r=minutes)
 def test_after_levers_loss_tends_to_the_floor_as_the_write_cost_vanishes(lam, d, s, r):
     b = budget(lam, d, s, r)
-    losses = [fl.floor(b, delta).loss_minutes_per_day for delta in (1.0, 1e-2, 1e-4, 1e-6, 1e-8)]
-    gaps = [x - fl.floor(b, 0.0).floor_minutes_per_day for x in losses]
+    losses = [at_best(b, delta).minutes_per_day for delta in (1.0, 1e-2, 1e-4, 1e-6, 1e-8)]
+    gaps = [x - at_best(b, 0.0).floor_minutes_per_day for x in losses]
     assert all(g > 0 for g in gaps) and all(a > b_ for a, b_ in zip(gaps, gaps[1:]))
     assert gaps[-1] == pytest.approx(math.sqrt(2e-8 * lam * MINUTES_PER_DAY), rel=1e-6)  # sqrt(2 delta lambda T) -> 0
-    zero = fl.floor(b, 0.0)
-    assert zero.loss_minutes_per_day == zero.floor_minutes_per_day and zero.interval_min == 0.0
+    zero = at_best(b, 0.0)
+    assert zero.minutes_per_day == zero.floor_minutes_per_day and zero.interval_min == 0.0
 
 
 def test_floor_symbolically():
@@ -64,27 +67,25 @@ def test_floor_symbolically():
 
 def test_minimum_interval_bound_and_at_optimal_interval():
     b = budget(write=0.0)
-    f = fl.floor(b, 1e-4, min_interval_min=5.0)
+    f = at_best(b, 1e-4, min_interval_min=5.0)
     assert f.interval_min == 5.0
-    assert f.loss_minutes_per_day > fl.floor(b, 1e-4).loss_minutes_per_day
-    out = fl.at_optimal_interval(b, 0.5)
+    assert f.minutes_per_day > at_best(b, 1e-4).minutes_per_day
+    out = rs.checkpoint_at_optimum(b, 0.5)
     assert out.interval_min == pytest.approx(math.sqrt(2 * 0.5 * b.mtbf_min))
     assert out.write_cost_min == 0.5 and out.stages.detect == b.stages.detect
     # the course's after-levers budget (restart.waterfall) is at the optimum already
-    steps = rs.waterfall(rs.baseline_budget(), rs.default_levers())
+    steps = rs.waterfall(rs.baseline_budget(Scenario()), rs.default_levers(Scenario()))
     after = steps[-1].after
-    assert fl.floor(after).loss_minutes_per_day == pytest.approx(after.minutes_per_day, rel=1e-12)
+    assert at_best(after).minutes_per_day == pytest.approx(after.minutes_per_day, rel=1e-12)
 
 
 def test_floor_rejects_bad_input_naming_the_parameter():
-    with pytest.raises(ValueError, match="budget"):
-        fl.floor("not a budget")
     with pytest.raises(ValueError, match="write_cost_min"):
-        fl.floor(budget(), -1.0)
+        at_best(budget(), -1.0)
     with pytest.raises(ValueError, match="min_interval_min"):
-        fl.floor(budget(), 0.1, min_interval_min=float("nan"))
+        at_best(budget(), 0.1, min_interval_min=float("nan"))
     with pytest.raises(ValueError, match="write_cost_min"):
-        fl.at_optimal_interval(budget(), -0.1)
+        rs.checkpoint_at_optimum(budget(), -0.1)
 
 
 # ----------------------------------------------------------------- ETTR
@@ -163,10 +164,10 @@ def test_lemon_node_factor_from_job_failure_shares():
 @settings(max_examples=30, deadline=None)
 @given(factor=st.floats(0.01, 1.0, **finite), delta=st.floats(0.0, 1.0, **finite))
 def test_fewer_failures_scales_the_floor_and_reoptimises_the_interval(factor, delta):
-    b = fl.at_optimal_interval(budget(), delta) if delta > 0 else budget()
+    b = rs.checkpoint_at_optimum(budget(), delta) if delta > 0 else budget()
     out = fl.fewer_failures(b, factor)
     assert out.failures_per_day == pytest.approx(factor * b.failures_per_day)
-    assert fl.floor(out).floor_minutes_per_day == pytest.approx(factor * fl.floor(b).floor_minutes_per_day)
+    assert at_best(out).floor_minutes_per_day == pytest.approx(factor * at_best(b).floor_minutes_per_day)
     if delta > 0:
         assert out.interval_min == pytest.approx(math.sqrt(2 * delta * out.mtbf_min))
     assert out.minutes_per_day <= b.minutes_per_day + 1e-12
@@ -184,13 +185,15 @@ def test_rate_levers_are_sourced_and_validated():
         fl.fewer_failures(budget(), 0.0)
 
 
-def test_blocking_write_costs_from_data():
-    assert fl.blocking_write_min("pfs_sync") == pytest.approx(5.0)
-    assert fl.blocking_write_min("snapshot_pinned_host", 1.65) == pytest.approx(1.65 / 55 / 60)
-    with pytest.raises(ValueError, match="state_gb_per_gpu"):
-        fl.blocking_write_min("torch_save_local")
-    with pytest.raises(ValueError, match="regime"):
-        fl.blocking_write_min("carrier_pigeon", 1.0)
+def test_regime_write_costs_from_data():
+    pfs, asy, mem = fl.default_regimes()
+    assert pfs.write_cost(4096) == pytest.approx(5.0, rel=1e-15, abs=0)  # Kokolis: w_cp about 5 min
+    assert asy.write_cost(4096) == pytest.approx(0.59 / 60, rel=1e-15, abs=0)  # ByteCheckpoint's blocking part
+    m = MINUTES_PER_DAY / (4096 * 5e-4)
+    assert asy.interval(4096, 5e-4) == pytest.approx(max(iv.young_interval(0.59 / 60, m), 51 / 60), rel=1e-12, abs=0)
+    assert asy.interval(4096, 0.5) == pytest.approx(51 / 60, rel=1e-12, abs=0)  # at a high rate the 51 s save binds
+    assert mem.write_cost(4096) == pytest.approx(405e9 * 16 / 4096 / 1e9 / 55 / 60, rel=1e-12, abs=0)
+    assert mem.write_cost(16384) == pytest.approx(mem.write_cost(4096) / 4, rel=1e-12, abs=0)
 
 
 # ----------------------------------------------------------------- the dashboard and figures
@@ -205,15 +208,18 @@ def test_floor_text_is_what_the_dashboard_shows():
     a = answer()
     assert d["n_gpus"] == 4096 and d["rate_per_gpu_day"] == pytest.approx(a.rate_per_gpu_day)
     text = wf.floor_text()
-    assert f"{a.floor.floor_minutes_per_day:.2f} min/day" in text and "4,096 GPUs" in text
-    assert f"{100 * a.floor.floor_fraction:.3f} %" in text
+    assert f"{a.after.floor_minutes_per_day:.2f} min/day" in text and "4,096 GPUs" in text
+    assert f"{100 * a.after.floor_fraction:.3f} %" in text
     # the text follows the fleet slider: the floor is linear in the fleet at a fixed rate
     bigger = wf.dashboard_answer(n_gpus=8192)
-    assert bigger.floor.floor_minutes_per_day == pytest.approx(2 * a.floor.floor_minutes_per_day)
+    s8 = Scenario().replace(n_gpus=8192)  # twice the failures; the shard, so the reload from memory, halves
+    assert bigger.after.floor_minutes_per_day == pytest.approx(
+        2 * a.failures_per_day * (s8.detect_after_min + s8.reschedule_after_min + s8.reload_from_memory_min), rel=1e-12, abs=0)
+    assert bigger.after.floor_minutes_per_day == pytest.approx(answer(s8).after.floor_minutes_per_day, rel=1e-15, abs=0)
     assert "8,192 GPUs" in wf.floor_text(8192)
     # the levers' slider values set the floor: lambda (D + R)
     e = wf.dashboard_answer(detect_s=60, restart_s=120, reload_ms=60_000)
-    assert e.floor.floor_minutes_per_day == pytest.approx(a.failures_per_day * 4.0)
+    assert e.after.floor_minutes_per_day == pytest.approx(a.failures_per_day * 4.0)
     assert wf.floor_html(8192) == f"<b>{wf.floor_text(8192).replace('&', '&amp;')}</b>"
     with pytest.raises(ValueError, match="n_gpus"):
         wf.floor_text(0)
@@ -250,7 +256,14 @@ def test_floor_figures_draw():
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels[0] == "baseline" and labels[-1] == "floor λ(D+R)" and len(labels) == len(a.steps) + 3
     band = {"band_low": 3e-4, "central": 5e-4, "band_high": 8e-4}
-    pf.ettr_vs_fleet(fl.default_regimes(), band, [1024, 4096, 131072])
-    pf.floor_vs_fleet({"after": 0.6}, band, [1024, 131072])
-    pf.floor_alternatives({"after": a.floor})
+    ax = pf.ettr_vs_fleet(fl.default_regimes(), band, [1024, 4096, 131072])
+    central = [ln for ln in ax.get_lines() if ln.get_label() == "hourly, blocking"][0]
+    assert central.get_ydata() == pytest.approx([fl.default_regimes()[0].ettr(n, 5e-4) for n in (1024, 4096, 131072)], rel=1e-12)
+    ax = pf.floor_alternatives({"after": a.after, "fewer": a.fewer[0][1]})
+    bars = [p.get_width() for p in ax.patches]
+    assert bars[0::2] == pytest.approx([a.after.floor_minutes_per_day, a.fewer[0][1].floor_minutes_per_day])
+    assert bars[1::2] == pytest.approx([a.after.checkpoint_minutes_per_day, a.fewer[0][1].checkpoint_minutes_per_day])
+    ax = pf.floor_vs_fleet({"after": 0.6}, band, [1024, 131072])
+    (line,) = ax.get_lines()
+    assert line.get_ydata() == pytest.approx([100 * n * 5e-4 * 0.6 / MINUTES_PER_DAY for n in (1024, 131072)], rel=1e-12)
     plt.close("all")

@@ -1,6 +1,7 @@
 """Tests for course_lib.restart: the stage split, the daily budget and the levers (notebook 03)."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import subprocess
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import restart as rs
+from course_lib.data import sourced
 from course_lib.restart import (
     STAGES,
     Lever,
@@ -25,7 +27,7 @@ from course_lib.restart import (
     hot_spare_restart,
     order_by_saving,
     reload_from_memory,
-    shorter_interval,
+    checkpoint_at_optimum,
     waterfall,
 )
 
@@ -55,8 +57,8 @@ def test_baseline_reproduces_the_question():
 
 
 def test_baseline_stages_from_data():
-    src = rs.stage_sources()
-    st_ = baseline_stages()
+    src = sourced("restart_stages.csv", "stage")
+    st_ = baseline_stages(Scenario())
     assert st_.detect == pytest.approx(src["detect"].minutes) == pytest.approx(5.0)
     assert st_.reload == pytest.approx(129.5 / 60)
     assert st_.rewind == Scenario().checkpoint_interval_min / 2
@@ -70,16 +72,26 @@ def test_baseline_stages_from_data():
     frac=st.floats(min_value=0.01, max_value=0.5),
 )
 def test_baseline_follows_any_scenario(restarts, per_restart, frac):
-    s = Scenario(restarts_per_day=restarts, minutes_per_restart=per_restart, checkpoint_interval_min=2 * frac * per_restart)
+    s = Scenario().replace(failures_per_day=restarts, minutes_per_restart=per_restart, checkpoint_interval_min=2 * frac * per_restart)
+    assert s.restart_total_min == pytest.approx(per_restart)
     b = baseline_budget(s)
     assert b.minutes_per_day == pytest.approx(s.minutes_lost_per_day)
     assert b.fraction_of_day == pytest.approx(s.loss_fraction)
 
 
 def test_baseline_rejects_negative_remainder():
-    s = Scenario(minutes_per_restart=10, checkpoint_interval_min=10)  # 5 + 2.16 + 5 > 10
-    with pytest.raises(ValueError, match="minutes_per_restart"):
-        baseline_stages(s)
+    with pytest.raises(ValueError, match="minutes_per_restart"):  # 5 + 2.16 + 5 > 10
+        Scenario(minutes_per_restart=10, checkpoint_interval_min=10)
+
+
+def test_a_stage_given_keeps_the_others_and_moves_the_total():
+    s = Scenario().replace(detect_min=20)
+    base = Scenario()
+    assert s.baseline_reschedule_min == pytest.approx(base.baseline_reschedule_min, rel=1e-15, abs=0)
+    assert s.restart_total_min == pytest.approx(base.restart_total_min + 15, rel=1e-15, abs=0)
+    assert Scenario().replace(minutes_per_restart=20).baseline_reschedule_min == pytest.approx(base.baseline_reschedule_min + 5)
+    with pytest.raises(ValueError, match="minutes_per_restart must equal"):
+        Scenario(reschedule_min=1.0, minutes_per_restart=15.0)
 
 
 # ----- stages and budget -----
@@ -103,15 +115,16 @@ def test_matches_first_order_waste_model(b):
 
 def test_matches_interval_module_when_present():
     interval = pytest.importorskip("course_lib.interval")
-    b = baseline_budget().with_write_cost(0.05)
+    b = baseline_budget(Scenario()).with_write_cost(0.05)
     assert b.fraction_of_day == pytest.approx(
         interval.waste_fraction(b.interval_min, b.write_cost_min, b.mtbf_min, b.stages.restart_cost), rel=1e-12
     )
-    assert rs.young_interval_min(0.05, 720.0) == pytest.approx(interval.young_interval(0.05, 720.0), rel=1e-12)
+    opt = rs.checkpoint_at_optimum(b, 0.05)
+    assert opt.interval_min == pytest.approx(interval.young_interval(0.05, b.mtbf_min), rel=1e-15, abs=0)
 
 
 def test_copies():
-    b = baseline_budget()
+    b = baseline_budget(Scenario())
     b2 = b.with_stages(detect=1.0)
     assert b2.stages.detect == 1.0 and b.stages.detect == 5.0
     assert b2.stages.reschedule == b.stages.reschedule
@@ -132,22 +145,22 @@ def test_stages_reject_bad_values(stage, bad):
 @pytest.mark.parametrize("bad", [0, -2, math.nan, math.inf])
 def test_budget_rejects_bad_failures(bad):
     with pytest.raises(ValueError, match="failures_per_day"):
-        RestartBudget(bad, baseline_stages())
+        RestartBudget(bad, baseline_stages(Scenario()))
 
 
 def test_budget_rejects_bad_write_cost_and_stages():
     with pytest.raises(ValueError, match="write_cost_min"):
-        RestartBudget(2, baseline_stages(), -0.1)
+        RestartBudget(2, baseline_stages(Scenario()), -0.1)
     with pytest.raises(ValueError, match="write_cost_min"):
-        RestartBudget(2, baseline_stages().replace(rewind=0.0), 0.1)
+        RestartBudget(2, baseline_stages(Scenario()).replace(rewind=0.0), 0.1)
     with pytest.raises(ValueError, match="stages"):
         RestartBudget(2, {"detect": 1})
     with pytest.raises(ValueError, match="stage"):
-        baseline_budget().with_stages(detekt=1.0)
+        baseline_budget(Scenario()).with_stages(detekt=1.0)
 
 
 def test_frozen():
-    b = baseline_budget()
+    b = baseline_budget(Scenario())
     with pytest.raises(AttributeError):
         b.failures_per_day = 3  # type: ignore[misc]
     with pytest.raises(AttributeError):
@@ -156,18 +169,20 @@ def test_frozen():
 
 # ----- sourced lever numbers -----
 def test_lever_numbers_come_from_data():
-    inp = rs.lever_inputs()
-    assert inp["heartbeat_check_interval"].minutes == pytest.approx(5 / 60)
-    assert inp["hot_spare_init"].minutes == pytest.approx(0.5)
-    assert rs.shard_gb(4096) == pytest.approx(405e9 * 16 / 4096 / 1e9)
-    assert round(rs.shard_gb(4096), 1) == 1.6  # facts.md section 7
-    assert rs.memory_copy_min(4096) * 60 == pytest.approx(rs.shard_gb(4096) / 55)
+    inp = sourced("levers.csv")
+    s = Scenario()
+    assert inp["heartbeat_check_interval"].minutes == pytest.approx(5 / 60) == s.detect_after_min
+    assert inp["hot_spare_init"].minutes == pytest.approx(0.5) == s.reschedule_after_min
+    assert s.shard_bytes == pytest.approx(405e9 * 16 / 4096, rel=1e-15, abs=0)
+    assert s.reload_from_memory_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 55, rel=1e-12, abs=0)
+    assert s.snapshot_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 55, rel=1e-12, abs=0)
+    assert s.write_before_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 0.87, rel=1e-12, abs=0)
     for sv in inp.values():
         assert sv.source and sv.basis and sv.label in {"P", "Q", "D"}
 
 
 def test_default_levers_carry_sources_and_stages():
-    levers = default_levers()
+    levers = default_levers(Scenario())
     assert [lv.stage for lv in levers] == list(STAGES)
     assert all(lv.source and lv.description for lv in levers)
     assert "MegaScale" in levers[1].source and "Resiliency" in levers[0].source
@@ -176,8 +191,19 @@ def test_default_levers_carry_sources_and_stages():
 def test_default_levers_follow_the_fleet():
     # a bigger fleet has smaller shards, so the memory reload is faster
     small, big = default_levers(Scenario(n_gpus=1024)), default_levers(Scenario(n_gpus=16384))
-    b = baseline_budget()
-    assert big[2](b).stages.reload == pytest.approx(small[2](b).stages.reload / 16)
+    b = baseline_budget(Scenario())
+    assert big[2](b).stages.reload == pytest.approx(small[2](b).stages.reload / 16, rel=1e-12, abs=0)
+    # and the snapshot: the interval lever at 16x the fleet writes 1/16 of the bytes
+    assert big[3](b).write_cost_min == pytest.approx(small[3](b).write_cost_min / 16, rel=1e-12, abs=0)
+
+
+def test_levers_receive_their_numbers_from_the_scenario():
+    s = Scenario(detect_after_min=0.25, reschedule_after_min=1.5, reload_after_min=0.02, snapshot_cost_min=0.001)
+    b = baseline_budget(s)
+    det, res, rel, ckpt = default_levers(s)
+    assert det(b).stages.detect == 0.25 and res(b).stages.reschedule == 1.5 and rel(b).stages.reload == 0.02
+    assert ckpt(b).write_cost_min == 0.001
+    assert ckpt(b).interval_min == pytest.approx(math.sqrt(2 * 0.001 * b.mtbf_min), rel=1e-15, abs=0)
 
 
 # ----- levers: only their own stage, never worse -----
@@ -190,75 +216,75 @@ def _stage_levers():
 
 
 @settings(max_examples=60, deadline=None)
-@given(budgets(), st.one_of(st.none(), minutes))
+@given(budgets(), minutes)
 def test_stage_levers_touch_only_their_stage_and_never_hurt(b, value):
     for stage, fn, kw in _stage_levers():
-        after = fn(b, **({} if value is None else {kw: value}))
+        after = fn(b, **{kw: value})
         for other in STAGES:
             if other != stage:
                 assert getattr(after.stages, other) == getattr(b.stages, other)
         assert after.failures_per_day == b.failures_per_day and after.write_cost_min == b.write_cost_min
-        assert getattr(after.stages, stage) <= getattr(b.stages, stage)
+        assert getattr(after.stages, stage) == min(value, getattr(b.stages, stage))
         assert after.minutes_per_day <= b.minutes_per_day + 1e-12
-        if value is not None:
-            assert getattr(after.stages, stage) == min(value, getattr(b.stages, stage))
 
 
-@settings(max_examples=60, deadline=None)
-@given(budgets(write=False), st.floats(min_value=0.01, max_value=240))
-def test_shorter_interval_free_write_touches_only_rewind_and_never_hurts(b, tau):
-    after = shorter_interval(b, interval_min=tau)
-    assert after.stages.replace(rewind=b.stages.rewind) == b.stages
-    assert after.stages.rewind == min(b.stages.rewind, tau / 2)
-    assert after.minutes_per_day <= b.minutes_per_day + 1e-12
-
-
-def test_shorter_interval_reports_write_cost():
-    b = baseline_budget()
-    after = shorter_interval(b, interval_min=2.0, write_cost_min=0.01)
-    assert after.breakdown()["write"] == pytest.approx(0.01 * MINUTES_PER_DAY / 2.0)
-    assert after.breakdown()["rewind"] == pytest.approx(b.failures_per_day * 1.0)
-    # an expensive write makes a short interval worse than the baseline: the lever is honest
-    worse = shorter_interval(b, interval_min=1.0, write_cost_min=1.0)
-    assert worse.minutes_per_day > b.minutes_per_day
+def test_checkpoint_at_optimum_reports_write_cost():
+    b = baseline_budget(Scenario())
+    after = checkpoint_at_optimum(b, 0.001, min_interval_min=2.0)  # the bound binds: Young's is 1.7 min here
+    assert after.interval_min == 2.0
+    assert after.breakdown()["write"] == pytest.approx(0.001 * MINUTES_PER_DAY / 2.0, rel=1e-12, abs=0)
+    assert after.breakdown()["rewind"] == pytest.approx(b.failures_per_day * 1.0, rel=1e-12, abs=0)
+    # an expensive write makes checkpointing at its own optimum worse than a free 10-minute baseline: the lever is honest
+    assert checkpoint_at_optimum(b, 5.0).minutes_per_day > b.minutes_per_day
+    # no write cost and no bound: continuous checkpoints, no rewind
+    assert checkpoint_at_optimum(b, 0.0).stages.rewind == 0.0
 
 
 @settings(max_examples=40, deadline=None)
 @given(rates, st.floats(min_value=1e-4, max_value=1.0))
-def test_shorter_interval_default_is_young_and_optimal(lam, delta):
-    b = RestartBudget(lam, RestartStages(1, 1, 1, 10 * MINUTES_PER_DAY))  # rewind long enough never to bind
-    after = shorter_interval(b, write_cost_min=delta)
+def test_checkpoint_at_optimum_is_young_and_optimal(lam, delta):
+    b = RestartBudget(lam, RestartStages(1, 1, 1, 10 * MINUTES_PER_DAY))
+    after = checkpoint_at_optimum(b, delta)
     tau = after.interval_min
-    assert tau == pytest.approx(math.sqrt(2 * delta * MINUTES_PER_DAY / lam))
+    assert tau == pytest.approx(math.sqrt(2 * delta * MINUTES_PER_DAY / lam), rel=1e-12, abs=0)
     # first-order optimum: write and rewind minutes per day are equal, and a step either way costs more
-    assert after.breakdown()["write"] == pytest.approx(after.breakdown()["rewind"])
+    assert after.breakdown()["write"] == pytest.approx(after.breakdown()["rewind"], rel=1e-9, abs=0)
     for f in (0.9, 1.1):
-        assert shorter_interval(b, interval_min=f * tau, write_cost_min=delta).minutes_per_day > after.minutes_per_day
+        assert checkpoint_at_optimum(b, delta, f * tau).minutes_per_day >= after.minutes_per_day
+        off = dataclasses.replace(after, stages=after.stages.replace(rewind=f * tau / 2))
+        assert off.minutes_per_day > after.minutes_per_day
+
+
+@settings(max_examples=40, deadline=None)
+@given(budgets())
+def test_floor_is_detect_reschedule_reload_and_checkpoint_terms_are_the_rest(b):
+    assert b.floor_minutes_per_day == pytest.approx(b.failures_per_day * (b.stages.detect + b.stages.reschedule + b.stages.reload),
+                                                    rel=1e-12, abs=1e-300)
+    assert b.floor_minutes_per_day + b.checkpoint_minutes_per_day == pytest.approx(b.minutes_per_day, rel=1e-12, abs=1e-300)
+    assert b.floor_fraction == pytest.approx(b.floor_minutes_per_day / MINUTES_PER_DAY, rel=1e-15, abs=0)
+    assert b.ettr == pytest.approx(1 - b.fraction_of_day, rel=1e-15, abs=0)
+    assert b.floor_minutes_per_day <= b.minutes_per_day
 
 
 def test_lever_rejections_name_the_parameter():
-    b = baseline_budget()
+    b = baseline_budget(Scenario())
     for fn, kw in [(heartbeat_detection, "detect_min"), (hot_spare_restart, "reschedule_min"), (reload_from_memory, "reload_min")]:
         with pytest.raises(ValueError, match=kw):
             fn(b, **{kw: -1.0})
-    with pytest.raises(ValueError, match="interval_min"):
-        shorter_interval(b, interval_min=0.0)
     with pytest.raises(ValueError, match="write_cost_min"):
-        shorter_interval(b, interval_min=1.0, write_cost_min=-1.0)
-    with pytest.raises(ValueError, match="write_cost_min"):
-        shorter_interval(b)  # no write cost, no interval: Young's optimum is undefined
+        checkpoint_at_optimum(b, -1.0)
+    with pytest.raises(ValueError, match="min_interval_min"):
+        checkpoint_at_optimum(b, 0.1, -1.0)
     with pytest.raises(ValueError, match="n_gpus"):
-        rs.shard_gb(0)
-    with pytest.raises(ValueError, match="direction"):
-        rs.memory_copy_min(4096, "disk")
+        Scenario(n_gpus=0)
     with pytest.raises(ValueError, match="stage"):
         Lever("x", "lunch", "", "", lambda b: b)
 
 
 # ----- ordering and the waterfall -----
 def test_apply_levers_sequence():
-    b = baseline_budget()
-    levers = default_levers()
+    b = baseline_budget(Scenario())
+    levers = default_levers(Scenario())
     seq = apply_levers(b, levers)
     assert len(seq) == len(levers) + 1 and seq[0] is b
     assert all(x.minutes_per_day >= y.minutes_per_day for x, y in zip(seq, seq[1:]))
@@ -288,8 +314,8 @@ def test_order_by_saving_is_greedy(b, specs):
 
 
 def test_order_by_saving_beats_every_order_at_each_step_on_defaults():
-    b = baseline_budget()
-    levers = default_levers()
+    b = baseline_budget(Scenario())
+    levers = default_levers(Scenario())
     ordered = order_by_saving(b, levers)
     # "largest first": the first saving is the largest any single lever achieves
     assert ordered[0].saving(b) == pytest.approx(max(lv.saving(b) for lv in levers))
@@ -304,7 +330,7 @@ def test_order_by_saving_beats_every_order_at_each_step_on_defaults():
 
 
 def test_order_ties_keep_input_order():
-    b = baseline_budget()
+    b = baseline_budget(Scenario())
     a, c = _fixed("a", "detect", 0.0), _fixed("c", "detect", 0.0)
     assert [lv.name for lv in order_by_saving(b, [a, c])] == ["a", "c"]
 
@@ -323,8 +349,8 @@ def test_plots_draw_the_waterfall():
 
     from course_lib.plots.restart import stage_bar, waterfall_chart
 
-    b = baseline_budget()
-    steps = waterfall(b, default_levers())
+    b = baseline_budget(Scenario())
+    steps = waterfall(b, default_levers(Scenario()))
     ax = waterfall_chart(steps)
     heights = [p.get_height() for p in ax.patches]
     assert heights[0] == pytest.approx(100 * b.fraction_of_day)

@@ -24,12 +24,12 @@ def run(name: str, tmp_path: Path, monkeypatch, **params) -> dict:
     before = src.read_bytes()
     papermill.execute_notebook(str(src), str(tmp_path / name), parameters=params, cwd=str(NOTEBOOKS), kernel_name="python3", progress_bar=False)
     assert src.read_bytes() == before, "papermill must never write over the source notebook"
-    return json.loads(ledger_path.read_text())
+    return {k.split(":", 1)[1]: v for k, v in json.loads(ledger_path.read_text()).items()}
 
 
 def test_question_notebook_follows_an_injected_fleet(tmp_path, monkeypatch):
-    stored = run("00-the-question.ipynb", tmp_path, monkeypatch, n_gpus=16384, restarts_per_day=8, minutes_per_restart=12)
-    expected = Scenario(n_gpus=16384, restarts_per_day=8, minutes_per_restart=12)
+    stored = run("00-the-question.ipynb", tmp_path, monkeypatch, n_gpus=16384, failures_per_day=8, minutes_per_restart=12)
+    expected = Scenario.from_params(n_gpus=16384, failures_per_day=8, minutes_per_restart=12)
     assert stored["baseline_loss_pct"]["value"] == pytest.approx(100 * expected.loss_fraction)
     assert stored["baseline_minutes_per_day"]["value"] == pytest.approx(96)
     nb = nbformat.read(tmp_path / "00-the-question.ipynb", as_version=4)

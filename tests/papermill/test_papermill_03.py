@@ -19,14 +19,14 @@ def test_restart_notebook_follows_an_injected_fleet(tmp_path, monkeypatch):
     monkeypatch.setenv(ledger.ENV_VAR, str(ledger_path))
     src = NOTEBOOKS / NAME
     before = src.read_bytes()
-    params = dict(n_gpus=16384, restarts_per_day=4, checkpoint_interval_min=12)
+    params = dict(n_gpus=16384, failures_per_day=4, checkpoint_interval_min=12)
     papermill.execute_notebook(str(src), str(tmp_path / NAME), parameters=params, cwd=str(NOTEBOOKS),
                                kernel_name="python3", progress_bar=False)
     assert src.read_bytes() == before
-    stored = json.loads(ledger_path.read_text())
-    scenario = Scenario(**params)
+    stored = {k.split(":", 1)[1]: v for k, v in json.loads(ledger_path.read_text()).items()}
+    scenario = Scenario.from_params(**params)
     budget = rs.baseline_budget(scenario)
     final = rs.waterfall(budget, rs.default_levers(scenario))[-1].after
     assert stored["stage_rewind_min"]["value"] == pytest.approx(6.0)
     assert stored["stage_reschedule_min"]["value"] == pytest.approx(budget.stages.reschedule)
-    assert stored["levers_loss_pct"]["value"] == pytest.approx(100 * final.fraction_of_day)
+    assert stored["after_levers_pct"]["value"] == pytest.approx(100 * final.fraction_of_day)
