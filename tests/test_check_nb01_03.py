@@ -16,7 +16,7 @@ import pytest
 import sympy
 from scipy import stats
 
-from course_lib import data, failures
+from course_lib import Scenario, data, failures
 from course_lib import restart as rs
 import course_lib.check as check_pkg
 from course_lib.check import Feedback, nb01, nb02, nb03
@@ -159,7 +159,7 @@ def test_wearout_first_failure_matches_the_closed_form():
 
 # ---------------------------------------------------------------- notebook 03
 def test_hourly_interval_loss_replaces_the_rewind_with_half_the_interval():
-    st = rs.baseline_stages()
+    st = rs.baseline_stages(Scenario())
     right = 100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN / 2) / 1440
     assert nb03.hourly_interval_loss(right).ok
     fb = nb03.hourly_interval_loss(100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN) / 1440)
