@@ -1,7 +1,9 @@
 """Loaders for ``data/``: every file is checked against ``data/MANIFEST.csv`` before use.
 
-The MANIFEST records, per file, its sha256, the facts.md label (P: read in the primary text,
-Q: quoted as reported, D: derived), its units and its source. A file whose checksum does
+The MANIFEST records, per file, its sha256, its label (P: read in the primary text,
+Q: a quote seen only in secondary copies, cited "as reported"; D: arithmetic derived from P/Q
+inputs; assumption: the course's own judgement, never a source), its units and its source.
+Sources are cited as ``[@key]``, a key of ``data/sources.csv`` (rendered as ``SOURCES.md``). A file whose checksum does
 not match raises :class:`ChecksumError` naming the file, so a silently edited number can
 never reach a notebook. Notebook 01 explains the tables; every notebook loads through here.
 
@@ -30,7 +32,12 @@ __all__ = [
     "llama3_table5",
     "failure_logs",
     "restart_stages",
+    "sources",
+    "CITATION",
 ]
+
+#: How the course cites a source: ``[@key]`` (several: ``[@a; @b]``), a key of data/sources.csv.
+CITATION = "[@key]"
 
 DATA_DIR = Path(os.environ.get("COURSE_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
 MANIFEST_NAME = "MANIFEST.csv"
@@ -148,13 +155,18 @@ def llama3_table5(data_dir: Path | None = None) -> Table:
 
 
 def failure_logs(data_dir: Path | None = None) -> Table:
-    """Public failure logs (facts.md section 3) with counts, periods, what was counted, sources."""
+    """Public failure logs (Llama 3, Meta RSC, BLOOM, OPT, MegaScale) with counts, periods, what was counted, sources."""
     return load_table("failure_logs.csv", data_dir)
 
 
 def restart_stages(data_dir: Path | None = None) -> Table:
-    """Sourced typical durations of the restart stages (facts.md section 6)."""
+    """Sourced typical durations of the restart stages (detect, reload), with their sources."""
     return load_table("restart_stages.csv", data_dir)
+
+
+def sources(data_dir: Path | None = None) -> Table:
+    """The course's bibliography: one row per primary source, by citation ``key`` (SOURCES.md renders it)."""
+    return load_table("sources.csv", data_dir)
 
 
 def update_manifest(data_dir: Path | None = None) -> list[str]:
