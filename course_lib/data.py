@@ -3,9 +3,10 @@
 The MANIFEST records, per file, its sha256, its label (P: read in the primary text,
 Q: a quote seen only in secondary copies, cited "as reported"; D: arithmetic derived from P/Q
 inputs; assumption: the course's own judgement, never a source), its units and its source.
-Sources are cited as ``[@key]``, a key of ``data/sources.csv`` (rendered as ``SOURCES.md``). A file whose checksum does
-not match raises :class:`ChecksumError` naming the file, so a silently edited number can
-never reach a notebook. Notebook 01 explains the tables; every notebook loads through here.
+Sources are cited as ``[@key]``, a key of ``data/sources.csv`` (rendered as ``SOURCES.md``).
+A file whose checksum does not match raises :class:`ChecksumError` naming the file, so a
+silently edited number can never reach a notebook. Notebook 01 explains the tables; every
+notebook loads through here.
 
 Run ``python -m course_lib.data --update`` after deliberately changing or adding a file
 (the new file needs its MANIFEST row first: label, units, source).
@@ -36,7 +37,7 @@ __all__ = [
     "CITATION",
 ]
 
-#: How the course cites a source: ``[@key]`` (several: ``[@a; @b]``), a key of data/sources.csv.
+#: How the course cites a source: ``[@key]`` (several: ``[@key1; @key2]``), a key of data/sources.csv.
 CITATION = "[@key]"
 
 DATA_DIR = Path(os.environ.get("COURSE_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Generate ``SOURCES.md`` (the course's bibliography) from ``data/sources.csv``.
 
-The course cites a source as ``[@key]`` (several at once: ``[@a; @b]``), where ``key`` is a row of
+The course cites a source as ``[@key]`` (several at once: ``[@key1; @key2]``), where ``key`` is a row of
 ``data/sources.csv``; ``SOURCES.md`` lists every row with enough to find it and an anchor per key.
 ``--check`` exits 1 when SOURCES.md is out of date (tests/test_citations.py runs it).
 """

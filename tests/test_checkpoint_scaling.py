@@ -14,7 +14,7 @@ from course_lib.plots.checkpoint import scaled_cost_lines, write_cost_bars  # no
 
 
 def test_shard_of_405b_on_4096_gpus():
-    # 405e9 x 16 B / 4096 = 1.58e9 B, the 1.6 GB of facts.md section 7
+    # 405e9 x 16 B / 4096 = 1.58e9 B: Llama 3 405B [@llama3] at ZeRO's 16 B/param [@zero2020] on 4,096 GPUs
     assert shard_bytes(405e9, 4096) == pytest.approx(1.58203125e9)
 
 
