@@ -1,9 +1,12 @@
 """Loaders for ``data/``: every file is checked against ``data/MANIFEST.csv`` before use.
 
-The MANIFEST records, per file, its sha256, the facts.md label (P: read in the primary text,
-Q: quoted as reported, D: derived), its units and its source. A file whose checksum does
-not match raises :class:`ChecksumError` naming the file, so a silently edited number can
-never reach a notebook. Notebook 01 explains the tables; every notebook loads through here.
+The MANIFEST records, per file, its sha256, its label (P: read in the primary text,
+Q: a quote seen only in secondary copies, cited "as reported"; D: arithmetic derived from P/Q
+inputs; assumption: the course's own judgement, never a source), its units and its source.
+Sources are cited as ``[@key]``, a key of ``data/sources.csv`` (rendered as ``SOURCES.md``).
+A file whose checksum does not match raises :class:`ChecksumError` naming the file, so a
+silently edited number can never reach a notebook. Notebook 01 explains the tables; every
+notebook loads through here.
 
 Run ``python -m course_lib.data --update`` after deliberately changing or adding a file
 (the new file needs its MANIFEST row first: label, units, source).
@@ -32,7 +35,19 @@ __all__ = [
     "restart_stages",
     "SourcedValue",
     "sourced",
+    "sources",
+    "CITATION",
+    "MODES",
+    "BOUNDS",
+    "failure_modes",
+    "mode_shares",
+    "restart_ranges",
+    "training_step",
+    "resolve_refs",
 ]
+
+#: How the course cites a source: ``[@key]`` (several: ``[@key1; @key2]``), a key of data/sources.csv.
+CITATION = "[@key]"
 
 DATA_DIR = Path(os.environ.get("COURSE_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
 MANIFEST_NAME = "MANIFEST.csv"
@@ -189,13 +204,132 @@ def llama3_table5(data_dir: Path | None = None) -> Table:
 
 
 def failure_logs(data_dir: Path | None = None) -> Table:
-    """Public failure logs (facts.md section 3) with counts, periods, what was counted, sources."""
+    """Public failure logs (Llama 3, Meta RSC, BLOOM, OPT, MegaScale) with counts, periods, what was counted, sources."""
     return load_table("failure_logs.csv", data_dir)
 
 
 def restart_stages(data_dir: Path | None = None) -> Table:
-    """Sourced typical durations of the restart stages (facts.md section 6)."""
+    """Sourced typical durations of the restart stages (detect, reload), with their sources."""
     return load_table("restart_stages.csv", data_dir)
+
+
+def sources(data_dir: Path | None = None) -> Table:
+    """The course's bibliography: one row per primary source, by citation ``key`` (SOURCES.md renders it)."""
+    return load_table("sources.csv", data_dir)
+
+
+#: Failure modes of data/failure_modes.csv: a process exits; no exit (seen only at a timeout); the
+#: node and its memory are gone; silent data corruption.
+MODES = ("crash", "hang", "host_loss", "sdc")
+#: The bounds of every uncertain share or range.
+BOUNDS = ("low", "central", "high")
+_SECONDS_PER = {"s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+def failure_modes(data_dir: Path | None = None) -> Table:
+    """Llama 3 Table 5 components mapped to failure modes, with low/central/high shares per mode.
+
+    Columns: ``component``, ``mode_central``, ``<mode>_share_<bound>`` for every mode in
+    :data:`MODES` and bound in :data:`BOUNDS`, ``basis``, ``source``, ``label`` (``P`` where
+    the component's name states the mode, ``assumption`` where the mapping is the course's
+    judgement). Validated on load: exactly the components of :func:`llama3_table5`, every share
+    in [0, 1] with low <= central <= high, central shares summing to 1 per component, and a
+    ``mode_central`` that is the component's largest central share. A violation raises
+    ValueError naming the component and the column.
+    """
+    t = load_table("failure_modes.csv", data_dir)
+    t5 = llama3_table5(data_dir)
+    if sorted(t["component"]) != sorted(t5["component"]) or len(set(t["component"])) != len(t):
+        raise ValueError("failure_modes.csv: components must be exactly those of llama3_table5.csv, once each")
+    for row in t.rows:
+        comp = row["component"]
+        for m in MODES:
+            lo, c, hi = (float(row[f"{m}_share_{b}"]) for b in BOUNDS)
+            if not 0.0 <= lo <= c <= hi <= 1.0:
+                raise ValueError(f"failure_modes.csv, {comp!r}: {m}_share_low/central/high must satisfy "
+                                 f"0 <= low <= central <= high <= 1 (got {lo}, {c}, {hi})")
+        central = {m: float(row[f"{m}_share_central"]) for m in MODES}
+        if not math.isclose(sum(central.values()), 1.0, abs_tol=1e-9):
+            raise ValueError(f"failure_modes.csv, {comp!r}: central shares must sum to 1 (got {sum(central.values()):g})")
+        if row["mode_central"] != max(central, key=central.get):
+            raise ValueError(f"failure_modes.csv, {comp!r}: mode_central must be the largest central share "
+                             f"({max(central, key=central.get)!r}), got {row['mode_central']!r}")
+    return t
+
+
+def mode_shares(data_dir: Path | None = None) -> dict[str, dict[str, float]]:
+    """Fleet-wide share of each failure mode, ``{mode: {"low": .., "central": .., "high": ..}}``.
+
+    Each component's shares weighted by its Table 5 count (never by the printed percentage):
+    ``share_k = sum_c count_c * share_{c,k} / sum_c count_c``. The central shares sum to 1; the
+    low and high of one mode are that mode's bounds (each taken with every component at its own
+    bound), not a mix that sums to 1.
+    """
+    t = failure_modes(data_dir)
+    t5 = llama3_table5(data_dir)
+    counts = dict(zip(t5["component"], t5["count"].tolist()))
+    total = float(sum(counts.values()))
+    out = {}
+    for m in MODES:
+        out[m] = {b: sum(counts[r["component"]] * float(r[f"{m}_share_{b}"]) for r in t.rows) / total for b in BOUNDS}
+    return out
+
+
+def resolve_refs(table: Table, data_dir: Path | None = None) -> Table:
+    """Fill the empty ``value`` of rows whose ``ref`` names the row that already holds the number.
+
+    ``ref`` is ``file:row`` or ``file:row:column``: the row of ``data/<file>`` whose first column
+    equals ``row``, and its ``column`` (default ``value``). One row per measurement: a number that
+    already lives in data/ is referenced, never copied. Raises ValueError naming the ref when it
+    does not resolve, when the row also carries a value, or when the units disagree.
+    """
+    values = np.array(table["value"], dtype=float)
+    refs, units = table["ref"], table["unit"]
+    cache: dict[str, Table] = {}
+    for i, ref in enumerate(refs):
+        if not ref:
+            if math.isnan(values[i]):
+                raise ValueError(f"{table.name}, row {i + 2}: value is empty and there is no ref")
+            continue
+        if not math.isnan(values[i]):
+            raise ValueError(f"{table.name}, row {i + 2}: ref {ref!r} and a value; keep the number in one place")
+        parts = ref.split(":")
+        if len(parts) not in (2, 3):
+            raise ValueError(f"{table.name}: ref {ref!r} must be file:row or file:row:column")
+        fname, key, column = parts[0], parts[1], parts[2] if len(parts) == 3 else "value"
+        if fname not in cache:
+            cache[fname] = load_table(fname, data_dir)
+        target = cache[fname]
+        first = next(iter(target.columns))
+        hits = [r for r in target.rows if str(r[first]) == key]
+        if len(hits) != 1 or column not in hits[0]:
+            raise ValueError(f"{table.name}: ref {ref!r} does not name one row and column of {fname}")
+        if "unit" in hits[0] and column == "value" and hits[0]["unit"] != units[i]:
+            raise ValueError(f"{table.name}: ref {ref!r} is in {hits[0]['unit']!r}, the row says {units[i]!r}")
+        values[i] = float(hits[0][column])
+    cols = dict(table.columns)
+    cols["value"] = values
+    return Table(table.name, cols, table.meta)
+
+
+def restart_ranges(data_dir: Path | None = None) -> Table:
+    """Sourced detection, restart, reload and rewind measurements per stage and mode (refs resolved).
+
+    One row per measurement (``key``, ``stage``, ``mode``, ``setting``, ``range_role``, ``value``,
+    ``unit``, ``ref``, ``what``, ``basis``, ``source``, ``label``); a number that already lives in
+    another data/ file is a ``ref`` to it, resolved here. Adds ``value_s``: the value in seconds
+    for time units (s, min, h), nan for the others (bandwidths, sizes, multiples, counts).
+    """
+    t = resolve_refs(load_table("restart_ranges.csv", data_dir), data_dir)
+    per = np.array([_SECONDS_PER.get(u, math.nan) for u in t["unit"]])
+    cols = dict(t.columns)
+    cols["value_s"] = t["value"] * per
+    return Table(t.name, cols, t.meta)
+
+
+def training_step(data_dir: Path | None = None) -> Table:
+    """Step-time inputs (Llama 3 Table 4), checkpoint bytes per parameter and reported ETTR (refs resolved)."""
+    return resolve_refs(load_table("training_step.csv", data_dir), data_dir)
 
 
 def update_manifest(data_dir: Path | None = None) -> list[str]:

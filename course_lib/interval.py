@@ -3,7 +3,7 @@
 Notebook 04 derives and checks everything here; notebook 06 uses it to show the square-root law
 (tau* ~ sqrt(write cost)) and where real write costs put the interval.
 
-Symbols (facts.md section 4), all in one time unit (the course uses minutes):
+Symbols (Young [@young1974]; Daly [@daly2006]), all in one time unit (the course uses minutes):
 
 - ``interval`` (tau): useful work between two checkpoints;
 - ``write_cost`` (delta): the time a checkpoint blocks training;

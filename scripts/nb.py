@@ -7,7 +7,7 @@
 The source (percent format, cell tags as ``# %% tags=["parameters"]``) is the diffable
 text a maintainer edits; the committed .ipynb is that source executed in order, with
 ``metadata.widgets`` stripped (GitHub refuses to render stale widget state) and a stable
-kernelspec. tests/test_notebook_sources.py checks that the two agree cell by cell.
+kernelspec. tests/test_notebooks_committed.py checks that the two agree cell by cell.
 """
 from __future__ import annotations
 

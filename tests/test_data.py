@@ -67,3 +67,78 @@ def test_rows_round_trip_the_columns():
     rows = t.rows
     assert rows[0]["component"] == "Faulty GPU" and rows[0]["count"] == 148
     assert np.isclose(sum(r["printed_percent"] for r in rows), t["printed_percent"].sum())
+
+
+def test_failure_modes_cover_table5_and_shares_sum_to_one_per_component():
+    t = data.failure_modes()
+    assert sorted(t["component"]) == sorted(data.llama3_table5()["component"]) and len(t) == 18
+    for row in t.rows:
+        central = [row[f"{m}_share_central"] for m in data.MODES]
+        assert np.isclose(sum(central), 1.0), row["component"]
+        for m in data.MODES:
+            assert 0 <= row[f"{m}_share_low"] <= row[f"{m}_share_central"] <= row[f"{m}_share_high"] <= 1
+        # low + high of the component's uncertain pair of modes are consistent: the lows sum to <= 1 <= the highs
+        assert sum(row[f"{m}_share_low"] for m in data.MODES) <= 1 + 1e-9 <= sum(row[f"{m}_share_high"] for m in data.MODES) + 2e-9
+        assert row["label"] in {"P", "assumption"} and row["basis"] and row["source"]
+    # the components whose name states the mode are read from the paper, the rest are the course's judgement
+    labels = dict(zip(t["component"], t["label"]))
+    assert labels["NCCL Watchdog Timeouts"] == "P" and labels["Silent Data Corruption"] == "P"
+    assert labels["Faulty GPU"] == "assumption"
+
+
+def test_mode_shares_are_count_weighted_and_bracket_the_central():
+    shares = data.mode_shares()
+    assert set(shares) == set(data.MODES)
+    assert np.isclose(sum(s["central"] for s in shares.values()), 1.0)
+    for s in shares.values():
+        assert s["low"] <= s["central"] <= s["high"]
+    # silent data corruption: Table 5's 6 of 419, from the count (not the printed 1.4 %)
+    assert np.isclose(shares["sdc"]["central"], 6 / 419)
+    # host loss: maintenance, PSU, chassis, CPU, system memory (32 + 3 + 2 + 2 + 2) and a share of IO board / SSD
+    assert 41 / 419 <= shares["host_loss"]["central"] <= shares["host_loss"]["high"] <= 46 / 419
+
+
+def test_bad_failure_mode_shares_are_refused_with_the_component(data_copy):
+    path = data_copy / "failure_modes.csv"
+    text = path.read_text()
+    path.write_text(text.replace("Power Supply,host_loss,0,0,0", "Power Supply,host_loss,0,0.5,0", 1))
+    data.update_manifest(data_copy)
+    with pytest.raises(ValueError, match="Power Supply"):
+        data.failure_modes(data_copy)
+
+
+def test_restart_ranges_resolve_refs_and_convert_to_seconds():
+    t = data.restart_ranges()
+    assert not np.isnan(t["value"]).any(), "every row has a value or a ref that resolves"
+    keys = list(t["key"])
+    assert len(keys) == len(set(keys))
+    by = {r["key"]: r for r in t.rows}
+    assert by["torchrun_monitor_interval"]["value_s"] == 0.1
+    assert by["nccl_collective_timeout"]["value_s"] == 600  # ref to levers.csv, 10 min
+    assert by["cluster_health_check"]["value_s"] == 300  # ref to restart_stages.csv, 5 min
+    assert by["bytecheckpoint_load_405b"]["value_s"] == 129.5  # ref to restart_stages.csv
+    assert by["megascale_init_10k"]["stage"] == "job_init"  # initialisation, not a restart
+    assert np.isnan(by["nvrx_safety_factor"]["value_s"]) and by["nvrx_safety_factor"]["value"] == 5
+    for r in t.rows:
+        assert r["mode"] in set(data.MODES) | {"any"}
+        assert r["range_role"] in {"", "low", "central", "high"}
+        assert r["label"] in {"P", "Q", "D", "assumption"} and r["source"]
+        if r["label"] == "assumption":
+            assert "[@" not in r["source"], "an assumption cites no source as its own"
+
+
+def test_training_step_inputs_give_llama3s_step_time():
+    v = {r["key"]: r["value"] for r in data.training_step().rows}
+    step_s = 6 * v["llama3_405b_params"] * v["llama3_405b_tokens_per_batch"] / (
+        v["llama3_405b_16k_gpus"] * v["llama3_405b_16k_tflops_per_gpu"] * 1e12)
+    assert round(step_s, 1) == 5.9
+    assert v["ckpt_bytes_per_param"] == 12 and v["ckpt_bytes_per_param_with_bf16_weights"] == 14
+    assert v["training_memory_bytes_per_param"] == 16  # ref to levers.csv: memory, not checkpoint content
+
+
+def test_a_ref_that_does_not_resolve_is_refused(data_copy):
+    path = data_copy / "training_step.csv"
+    path.write_text(path.read_text().replace("levers.csv:state_bytes_per_param", "levers.csv:no_such_row"))
+    data.update_manifest(data_copy)
+    with pytest.raises(ValueError, match="no_such_row"):
+        data.training_step(data_copy)

@@ -14,7 +14,7 @@ from course_lib.plots.checkpoint import scaled_cost_lines, write_cost_bars  # no
 
 
 def test_shard_of_405b_on_4096_gpus():
-    # 405e9 x 16 B / 4096 = 1.58e9 B; 12 B/param (the checkpoint content without gradients) is 3/4 of it
+    # 405e9 x 16 B / 4096 = 1.58e9 B (Llama 3 405B [@llama3], ZeRO's 16 B/param [@zero2020]); 12 B/param (the checkpoint content without gradients) is 3/4 of it
     assert shard_bytes(405e9, 16, 4096) == pytest.approx(1.58203125e9, rel=1e-15, abs=0)
     assert shard_bytes(405e9, 12, 4096) / shard_bytes(405e9, 16, 4096) == pytest.approx(0.75, rel=1e-15, abs=0)
 

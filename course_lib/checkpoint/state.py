@@ -10,8 +10,8 @@ Mixed-precision training with Adam keeps, per parameter,
 
 in all :data:`BYTES_PER_PARAM` = 16 bytes, the accounting of ZeRO (Rajbhandari et al.,
 "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC 2020, section 3.1:
-2 + 2 + 12 bytes per parameter) that the course uses to size per-GPU shards (facts.md
-section 7). Weights, master copy and moments alone are 14 bytes; the toy state carries the
+2 + 2 + 12 bytes per parameter; [@zero2020]) that the course uses to size per-GPU shards
+(``data/levers.csv``, ``state_bytes_per_param``). Weights, master copy and moments alone are 14 bytes; the toy state carries the
 bf16 gradient buffer too, so its bytes are exactly what the course scales with. A requested size
 in bytes therefore becomes ``size // 16`` parameters, split over a few "layers" so that a
 checkpoint holds several tensors, as a real one does. The values come from a seeded

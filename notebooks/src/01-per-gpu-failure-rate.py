@@ -169,8 +169,8 @@ print(f"GPU rows ({e.gpu_rows})                   : {e.gpu_count}/{e.total_count
 # Research Clusters*, HPCA 2025 / arXiv:2410.21680, as reported: published per 1,000 node-days, so no
 # count and no interval), BLOOM-176B (Hugging Face blog, *The Technology Behind BLOOM Training*, 2022),
 # OPT-175B (Zhang et al., arXiv:2205.01068, sections 2.4-2.5), MegaScale (Jiang et al., NSDI 2024).
-# The band of recent fleets comes from facts.md section 3 (`data/failure_rate_band.csv`, derived from
-# the same logs). **Predict:** which log will be the outlier, and why?
+# The band of recent fleets (`data/failure_rate_band.csv`) is the course's own, derived from the same
+# logs [@kokolis2025; @bloom-blog; @megascale; @llama3]. **Predict:** which log will be the outlier, and why?
 
 # %%
 rates = failures.log_rates(logs, confidence)

@@ -206,7 +206,7 @@ plt.show()
 # %% [markdown]
 # For a freshly racked fleet, infant mortality front-loads the failures: the first one arrives in
 # minutes, not hours, and the first days run far above the steady rate, which is why operators burn in
-# new nodes before a big job and remove "lemon" nodes that keep failing (facts.md section 8). For a
+# new nodes before a big job and remove "lemon" nodes that keep failing (Kokolis et al., HPCA 2025 [@kokolis2025]). For a
 # fleet that has run for a while the exponential is the better working model, and it is the one the
 # rest of the course uses.
 #

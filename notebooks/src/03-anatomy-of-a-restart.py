@@ -170,9 +170,9 @@ assert abs(mean - budget.minutes_per_day) < 3 * se
 #   MegaScale (NSDI 2024) cut job initialisation to seconds.
 # - **reload from memory**: the checkpoint shard is read back from pinned host memory (GEMINI, SOSP
 #   2023, keeps checkpoints in local and remote host memory) at the bandwidth measured for this course
-#   (facts.md section 7); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020) split over the fleet.
+#   (`data/h200_host.csv` [@h200-measurement]); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020 [@zero2020]) split over the fleet.
 # - **in-memory checkpoint**: an in-memory snapshot makes a write cost milliseconds, so the interval can
-#   shrink to Young's optimum (Young, CACM 1974; notebook 04). The write is not free: it is counted.
+#   shrink to Young's optimum (Young, CACM 1974 [@young1974]; notebook 04). The write is not free: it is counted.
 
 # %%
 inputs = sourced("levers.csv")

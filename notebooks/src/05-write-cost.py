@@ -218,7 +218,7 @@ for m, nbytes in shards.items():
 
 # %% [markdown]
 # **The reference: one H200 host.** The course measured the physical paths once on a GPU host (PyTorch 2.11;
-# facts.md section 7, `data/h200_host.csv`): GPU -> pinned host memory at 55 GB/s (14-16 GB/s to pageable memory),
+# `data/h200_host.csv` [@h200-measurement]): GPU -> pinned host memory at 55 GB/s (14-16 GB/s to pageable memory),
 # `torch.save` + fsync to local disk at 0.87 GB/s, DCP `save` of a 4 GiB CPU state in 4.4 s and `async_save`'s
 # blocking part 0.30 s. Converted to seconds per GiB and scaled to each shard:
 

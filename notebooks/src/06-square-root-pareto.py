@@ -71,7 +71,7 @@ print(f"per-GPU shard        : {scenario.model_params:.3g} parameters x {scenari
 # `data/write_costs.csv` holds blocking write costs with their sources: a synchronous checkpoint to a parallel
 # file system (about 5 minutes, Kokolis et al., HPCA 2025, as reported); PyTorch DCP on a 7B model, synchronous
 # and with `async_save` (PyTorch blog, June 2024); ByteCheckpoint's blocking time for a 405B model on 8,960 GPUs
-# (NSDI 2025, Table 8, as reported); and this course's own measurements on one H200 host (facts.md section 7):
+# (NSDI 2025, Table 8, as reported); and this course's own measurements on one H200 host (`data/h200_host.csv` [@h200-measurement]):
 # `async_save` blocking, `torch.save` + fsync at 0.87 GB/s, and a GPU -> pinned host memory copy at 55 GB/s. For
 # the last two the blocking time is our shard size divided by the bandwidth.
 #
@@ -98,7 +98,7 @@ for name, _, b in regimes:
 # ## Slope 1/2
 #
 # Sweep the write cost over six decades and fit a straight line to $\log\tau^*$ against $\log\delta$, using Daly's
-# exact optimum rather than Young's formula (which has slope 1/2 by construction). The fit uses write costs up to a
+# exact optimum [@daly2006] rather than Young's formula (which has slope 1/2 by construction). The fit uses write costs up to a
 # thousandth of the MTBF; beyond that the exact optimum bends below the square root (notebook 04's table).
 
 # %%

@@ -77,7 +77,7 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # Each lever's number is sourced in `data/` (notebook 03 cites them): a 5 s heartbeat check (NVIDIA
 # Resiliency Extension), a 30 s hot-spare re-initialisation (MegaScale, NSDI 2024), the shard read
 # back from pinned host memory and snapshotted to it at the bandwidth measured for this course
-# (`data/write_costs.csv`, facts.md section 7). The write *before* is a plain synchronous
+# (`data/write_costs.csv` [@h200-measurement]). The write *before* is a plain synchronous
 # `torch.save` + fsync of the same shard (also measured for this course). The in-memory checkpoint
 # lever checkpoints at the optimal interval for its own write cost. `course_lib.answer` applies the
 # levers largest saving first.
@@ -276,7 +276,7 @@ print(f"  MTTF {k.mttf_hours_at(k.n_gpus):.2f} h at {k.n_gpus:,.0f} GPUs (paper 
 
 # %% [markdown]
 # Now three ways to checkpoint, each at Kokolis et al.'s restart overhead $u_0$, over the band of
-# recent per-GPU rates (`data/failure_rate_band.csv`, facts.md section 3):
+# recent per-GPU rates (`data/failure_rate_band.csv`, the course's band from the public logs of notebook 01):
 # - **hourly, blocking**: hourly checkpoints with a blocking write of about five minutes (typical on
 #   Meta's research clusters, Kokolis et al.; `data/write_costs.csv`);
 # - **async writes**: ByteCheckpoint's blocking 0.59 s for a 405B model (NSDI 2025, Table 8), at the

@@ -67,8 +67,8 @@ print(f"{answer * 1024:.0f} MiB per GPU: {answer * 1024 / 64:.1f}x notebook 05's
 # %% [markdown]
 # ## Exercise 2 · The interval a synchronous save forces
 #
-# The course measured `torch.save` + fsync to local disk on one H200 host (`data/h200_host.csv`,
-# facts.md section 7). The fleet MTBF is the question's, in minutes (`mtbf_min` below).
+# The course measured `torch.save` + fsync to local disk on one H200 host (`data/h200_host.csv`
+# [@h200-measurement]). The fleet MTBF is the question's, in minutes (`mtbf_min` below).
 #
 # **Task.** Compute the blocking write cost delta of the Llama 3 405B shard on the question's fleet at
 # that bandwidth, then Young's optimal interval sqrt(2 delta M). **Answer:** `answer` (float, minutes,
