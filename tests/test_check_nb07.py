@@ -32,7 +32,7 @@ def test_in_process_ceiling_is_the_limit_of_the_ratio():
 
 def test_tuned_fleet_loss_converts_seconds_to_minutes():
     bench = load_benchmark()
-    lam = Scenario().restarts_per_day
+    lam = Scenario().failures_per_day
     right = 100 * lam * bench.medians[("hang", "tuned")]["total_s"] / 60 / 1440
     assert nb07.tuned_fleet_loss(right).ok
     fb = nb07.tuned_fleet_loss(right * 60)
