@@ -27,7 +27,7 @@ from . import failures, sizing
 from ._validate import Validated, check_int_positive, check_non_negative, check_positive, checked
 from .units import MINUTES_PER_DAY
 
-__all__ = ["Scenario", "BASELINE", "MINUTES_PER_DAY", "QUESTION", "defaults", "PARAMETERS"]
+__all__ = ["Scenario", "BASELINE", "MINUTES_PER_DAY", "QUESTION", "defaults", "PARAMETERS", "PARAMETER_NOTES", "parameters_block"]
 
 #: The question's own numbers (given, not sourced): fleet, failures a day, minutes a restart.
 QUESTION = {"n_gpus": 4096, "failures_per_day": 2.0, "minutes_per_restart": 15.0, "checkpoint_interval_min": 10.0}
@@ -254,8 +254,45 @@ class Scenario(Validated):
         """The course's Scenario with a notebook's parameters applied (``None`` keeps a value)."""
         return cls().replace(**params)
 
+    @classmethod
+    def from_namespace(cls, namespace: dict) -> "Scenario":
+        """The Scenario of a notebook's parameters cell: every name of :data:`PARAMETERS` it holds."""
+        return cls.from_params(**{k: namespace[k] for k in PARAMETERS if k in namespace})
 
-#: The names a notebook's parameters cell may set (the same in every notebook).
-PARAMETERS = tuple(f.name for f in fields(Scenario)) + ("failures_per_day", "observed_failures", "observed_days")
+
+#: The names a notebook's parameters cell may set (the same in every notebook), with what each means.
+PARAMETER_NOTES = {
+    "n_gpus": "GPUs in the job (4,096)",
+    "rate_per_gpu_day": "failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...",
+    "failures_per_day": "... or failures per day of the whole job ...",
+    "observed_failures": "... or failures counted in a log, over observed_days on n_gpus GPUs",
+    "observed_days": "days the log covers",
+    "minutes_per_restart": "the question's 15 minutes per restart, rewound work included",
+    "checkpoint_interval_min": "the baseline checkpoint interval (10 min)",
+    "detect_min": "minutes to notice a failure (a 5-minute health check)",
+    "reschedule_min": "minutes to tear down, replace and restart (None: the rest of the 15)",
+    "reload_min": "minutes to read the checkpoint back (ByteCheckpoint's 405B load)",
+    "model_params": "parameters of the model (Llama 3 405B)",
+    "checkpoint_bytes_per_param": "checkpoint bytes per parameter (16)",
+    "state_gb_per_gpu": "checkpoint GB per GPU (None: the model's state split over the fleet)",
+    "persist_gb_per_s": "GB/s of today's synchronous write (torch.save + fsync, measured)",
+    "write_cost_min": "blocking minutes of today's checkpoint (None: the shard at that speed)",
+    "detect_after_min": "detection with a per-rank heartbeat (5 s)",
+    "reschedule_after_min": "restart on a hot spare (30 s)",
+    "snapshot_gb_per_s": "GB/s of the GPU -> pinned host snapshot (measured)",
+    "restore_gb_per_s": "GB/s of the pinned host -> GPU reload (measured)",
+    "snapshot_cost_min": "blocking minutes of the in-memory snapshot (None: the shard at that speed)",
+    "reload_after_min": "minutes to reload from host memory (None: the shard at that speed)",
+}
+PARAMETERS = tuple(PARAMETER_NOTES)
+assert set(PARAMETERS) == {f.name for f in fields(Scenario)} | {"failures_per_day", "observed_failures", "observed_days"}
+
+
+def parameters_block() -> str:
+    """The lines every notebook's papermill parameters cell starts with (tests/test_notebooks_committed.py)."""
+    lines = ["# The scenario: the same names in every notebook (None keeps the course's value);",
+             "# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once."]
+    lines += [f"{name} = None  # {note}" for name, note in PARAMETER_NOTES.items()]
+    return "\n".join(lines)
 
 BASELINE = Scenario()

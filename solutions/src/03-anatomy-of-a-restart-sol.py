@@ -98,7 +98,7 @@ nb03.health_check_period(answer)
 # question's two failures a day, one check may cost only
 
 # %%
-check_min = rs.lever_inputs()["heartbeat_check_interval"].minutes
+check_min = Scenario().detect_after_min
 (c_star,) = sp.solve(sp.Eq(answer, check_min), c)
 c_value = float(c_star.subs({lam: budget.failures_per_day, T: MINUTES_PER_DAY}))
 print(f"check period {check_min * 60:g} s is optimal when one check costs {c_value * 60_000:.2f} ms of job time")
@@ -122,7 +122,7 @@ failures_per_day = 4.0
 
 # %% tags=["solution"]
 # Task: set `answer` to the minutes per day left after notebook 03's four levers (largest first) when the job fails `failures_per_day` times a day.
-worse = Scenario().replace(restarts_per_day=failures_per_day)
+worse = Scenario().replace(failures_per_day=failures_per_day)
 steps = rs.waterfall(rs.baseline_budget(worse), rs.default_levers(worse))
 answer = steps[-1].after.minutes_per_day
 for step in steps:
