@@ -24,14 +24,13 @@ import sympy as sp
 
 from course_lib import Scenario
 from course_lib import interval as iv
-from course_lib import restart as rs
 from course_lib.check import nb05
 from course_lib.data import load_table
 
 scenario = Scenario()
 models = dict(zip(load_table("model_sizes.csv")["model"], load_table("model_sizes.csv")["params"]))
 h200 = {r["key"]: r for r in load_table("h200_host.csv").rows}
-bytes_per_param = rs.lever_inputs()["state_bytes_per_param"].value
+bytes_per_param = scenario.checkpoint_bytes_per_param
 GIB = 2**30  # bytes in a GiB
 print(f"models: {', '.join(f'{m} ({p:.3g} parameters)' for m, p in models.items())}")
 print(f"training state: {bytes_per_param:g} bytes per parameter; fleet: {scenario.n_gpus:,} GPUs")
