@@ -84,8 +84,6 @@ def sdc_symbols():
 @exercise
 def sdc_crossover() -> ExprCheck:
     """Exercise 3: the detection latency L at which SDC costs as much as the floor (sympy, in s, D, R)."""
-    import sympy
-
     L, s, D, R, lam = sdc_symbols()
     return ExprCheck(
         "08.3 SDC crossover",
