@@ -1,21 +1,25 @@
 #!/usr/bin/env python
-"""Generate exercises/NN-slug-ex.ipynb from solutions/NN-slug-sol.ipynb (the source of truth).
+"""Generate exercises/NN-slug-ex.ipynb from solutions/src/NN-slug-sol.py, text to text.
 
-Cells tagged ``solution`` are replaced by a stub that raises ``NotImplementedError`` with the
-cell's task sentence (its first line, written ``# Task: ...``); every output is cleared.
-``python scripts/make_exercises.py`` writes them; ``--check`` exits 1 when a committed
-exercise differs from what the solutions generate (tests/test_exercises.py runs it).
+The jupytext percent source of a solution is the source of truth: it is read as text (the same
+reader as ``scripts/nb.py``: cell ids c000, c001, ..., the course's kernelspec, no
+``metadata.widgets``), each cell tagged ``solution`` is replaced by a stub that keeps its task
+line (``# Task: ...``) and raises ``NotImplementedError`` with it, and the notebook is written
+with no outputs. Nothing is executed, so editing an exercise needs no run of its solution.
+``python scripts/make_exercises.py`` writes them; ``--check`` exits 1 when a committed exercise
+differs from what the sources generate (tests/test_exercises.py runs it).
 """
 from __future__ import annotations
 
-import copy
 import sys
 from pathlib import Path
 
 import nbformat
 
+from nb import clean, read_source  # scripts/nb.py, the one reader of a percent source
+
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
+SOURCES = ROOT / "solutions" / "src"
 EXERCISES = ROOT / "exercises"
 TAG = "solution"
 
@@ -40,22 +44,19 @@ def exercise_path(solution: Path) -> Path:
 
 
 def generate(solution: Path):
-    nb = nbformat.read(solution, as_version=4)
-    ex = copy.deepcopy(nb)
-    ex.metadata.pop("widgets", None)
+    """The exercise notebook of one solution source (never executed, so it has no outputs)."""
+    ex = read_source(solution)
+    clean(ex)
     for cell in ex.cells:
-        if cell.cell_type != "code":
-            continue
-        cell.outputs = []
-        cell.execution_count = None
-        if TAG in cell.metadata.get("tags", []):
+        if cell.cell_type == "code" and TAG in cell.metadata.get("tags", []):
             cell.source = stub(cell.source)
             cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != TAG] + ["exercise"]
     return ex
 
 
 def solutions() -> list[Path]:
-    return sorted(SOLUTIONS.glob("[0-9][0-9]-*-sol.ipynb"))
+    """The solution sources, solutions/src/NN-slug-sol.py."""
+    return sorted(SOURCES.glob("[0-9][0-9]-*-sol.py"))
 
 
 def main(argv: list[str]) -> int:
@@ -70,7 +71,7 @@ def main(argv: list[str]) -> int:
                 stale.append(dest.name)
         else:
             dest.write_text(text)
-            print("wrote", dest.relative_to(ROOT))
+            print("wrote", dest.relative_to(EXERCISES.parent))
     if check and stale:
         print("exercises out of date (run scripts/make_exercises.py):", ", ".join(stale))
         return 1

@@ -37,11 +37,17 @@ def clean(nb) -> None:
                 out.get("metadata", {}).pop("execution", None)
 
 
-def build(src: Path, execute: bool = True, timeout: int = 600) -> Path:
+def read_source(src: Path):
+    """The notebook a percent source describes, not executed: stable cell ids (c000, c001, ...) and the course's kernelspec."""
     nb = jupytext.read(src)
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"c{i:03d}"
     nb.metadata["kernelspec"] = KERNELSPEC
+    return nb
+
+
+def build(src: Path, execute: bool = True, timeout: int = 600) -> Path:
+    nb = read_source(src)
     dest = target_for(src)
     if execute:
         NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(dest.parent)}}).execute()

@@ -1,14 +1,16 @@
 """Self-checks of notebooks 01-03: right answers pass, every typical mistake gets its own hint.
 
-The generic tests at the top run over every ``course_lib/check/nbNN.py``; the notebook-specific ones
-for 01-03 follow (later notebooks' specific tests live in their own files).
+The generic tests at the top run over every exercise in the registry (``course_lib.check.registry()``,
+filled by ``@exercise`` in every ``course_lib/check/nbNN.py``), so no exercise can escape them; the
+notebook-specific ones for 01-03 follow (later notebooks' specific tests live in their own files).
 """
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
-import pkgutil
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -18,17 +20,54 @@ from scipy import stats
 
 from course_lib import Scenario, data, failures
 from course_lib import restart as rs
-import course_lib.check as check_pkg
-from course_lib.check import Feedback, nb01, nb02, nb03
+from course_lib.check import Feedback, nb01, nb02, nb03, registry
 from course_lib.check._common import ExprCheck, NumberCheck
 
-# every course_lib/check/nbNN.py, so that later notebooks' checks get the same generic tests
-MODULES = [importlib.import_module(f"course_lib.check.{m.name}") for m in pkgutil.iter_modules(check_pkg.__path__) if re.fullmatch(r"nb\d\d", m.name)]
-NUMBER_CHECKS = [(f"{m.__name__.rsplit('.', 1)[-1]}.{name}", c) for m in MODULES for name, c in m.checks().items()]
-EXPR_CHECKS = [(f"{m.__name__.rsplit('.', 1)[-1]}.{name}", c) for m in MODULES if hasattr(m, "expr_checks") for name, c in m.expr_checks().items()]
+ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = registry()  # {"nbNN.name": builder} of every declared exercise
+
+
+def _graded(key, spec):
+    """(id, check) of each graded answer of one exercise: the check itself, or each part of a multi-part one."""
+    if isinstance(spec, Mapping):
+        return [(f"{key}[{part}]", c) for part, c in spec.items()]
+    return [(key, spec)]
+
+
+GRADED = [pair for key, builder in REGISTRY.items() for pair in _graded(key, builder())]
+NUMBER_CHECKS = [(name, c) for name, c in GRADED if isinstance(c, NumberCheck)]
+EXPR_CHECKS = [(name, c) for name, c in GRADED if isinstance(c, ExprCheck)]
 
 
 # ---------------------------------------------------------------- every check, generically
+def test_every_graded_answer_is_a_number_or_an_expression_check():
+    assert len(REGISTRY) >= 27 and all(re.fullmatch(r"nb\d\d\.[a-z]\w*", key) for key in REGISTRY)
+    assert len(GRADED) == len(NUMBER_CHECKS) + len(EXPR_CHECKS), [n for n, c in GRADED if not isinstance(c, (NumberCheck, ExprCheck))]
+    for _, c in NUMBER_CHECKS:
+        assert math.isfinite(c.expected) and 0 < c.rel_tol < 0.1
+
+
+@pytest.mark.parametrize("key", REGISTRY)
+def test_each_exercise_is_its_modules_public_check_named_in_its_docstring_and_solution(key):
+    """The learner's call ``nbNN.name(answer)`` is the registered exercise, the module docstring lists
+    it, and the solution source calls it (a registered check no notebook uses is a stale one)."""
+    module_name, name = key.split(".")
+    module = importlib.import_module(f"course_lib.check.{module_name}")
+    check = getattr(module, name)
+    assert check.spec is REGISTRY[key] and check.key == key and name in module.__all__
+    assert f":func:`{name}`" in module.__doc__
+    assert list(inspect.signature(check).parameters) != [] and check.__doc__
+    (solution,) = (ROOT / "solutions" / "src").glob(f"{module_name[2:]}-*-sol.py")
+    assert f"{module_name}.{name}(" in solution.read_text()
+
+
+@pytest.mark.parametrize("module_name", sorted({k.split(".")[0] for k in REGISTRY}))
+def test_every_exercise_a_docstring_lists_is_registered(module_name):
+    module = importlib.import_module(f"course_lib.check.{module_name}")
+    listed = set(re.findall(r"^- :func:`(\w+)`", module.__doc__, flags=re.M))
+    assert listed == {k.split(".")[1] for k in REGISTRY if k.startswith(module_name + ".")}
+
+
 @pytest.mark.parametrize("name,check", NUMBER_CHECKS, ids=[n for n, _ in NUMBER_CHECKS])
 def test_number_check_accepts_the_right_answer_within_its_tolerance(name, check):
     assert check(check.expected).ok
@@ -40,6 +79,8 @@ def test_number_check_accepts_the_right_answer_within_its_tolerance(name, check)
 @pytest.mark.parametrize("name,check", NUMBER_CHECKS, ids=[n for n, _ in NUMBER_CHECKS])
 def test_every_typical_mistake_gets_its_own_hint(name, check):
     assert len(check.mistakes) >= 3, "list the typical mistakes of the exercise"
+    hints = [m.hint for m in check.mistakes]
+    assert len(set(hints)) == len(hints), f"{name}: two mistakes share a hint, so the learner cannot tell them apart"
     for mistake in check.mistakes:
         fb = check(mistake.value)
         assert not fb.ok, f"{name}: mistake {mistake.hint!r} is within tolerance of the right answer"
@@ -51,6 +92,8 @@ def test_every_typical_mistake_gets_its_own_hint(name, check):
 def test_expression_checks_accept_the_right_answer_and_name_each_mistake(name, check):
     assert check(check.expected).ok
     assert check(sympy.expand(check.expected)).ok
+    hints = [hint for _, hint in check.mistakes]
+    assert len(hints) >= 3 and len(set(hints)) == len(hints), f"{name}: list distinct typical mistakes"
     for wrong, hint in check.mistakes:
         fb = check(wrong)
         assert not fb.ok and fb.message == hint, f"{name}: {wrong} got {fb.message!r}"
@@ -66,12 +109,12 @@ def test_placeholders_and_wrong_types_get_form_hints():
     P, c, lam, T, *_ = nb03.health_check_symbols()
     fb = nb03.health_check_period([sympy.sqrt(2 * c * T / lam)])
     assert not fb.ok and "sp.solve returns a list" in fb.message
-    assert "pair" in nb01.opt_rate(nb01.checks()["opt_rate"].expected, 0.3).message
-    assert "low < high" in nb01.opt_rate(nb01.checks()["opt_rate"].expected, (2.0, 1.0)).message
+    assert "pair" in nb01.opt_rate(nb01.opt_rate.spec()["rate"].expected, 0.3).message
+    assert "low < high" in nb01.opt_rate(nb01.opt_rate.spec()["rate"].expected, (2.0, 1.0)).message
 
 
 def test_small_tolerances_are_reported_as_they_are():
-    fb = nb01.gpu_category_rate(nb01.checks()["gpu_category_rate"].expected)
+    fb = nb01.gpu_category_rate(nb01.gpu_category_rate.spec().expected)
     assert fb.message.endswith("within 0.5%)") and "Correct" in repr(fb)
 
 
@@ -179,18 +222,11 @@ def test_health_check_period_is_youngs_form():
 
 
 def test_levers_at_four_a_day_counts_the_writes_and_reoptimises_the_interval():
-    check = nb03.checks()["levers_at_four_a_day"]
-    base = nb03.checks()["levers_at_four_a_day"].mistakes[0].value  # the linear scaling
+    check = nb03.levers_at_four_a_day.spec()
+    base = check.mistakes[0].value  # the linear scaling
     assert check.expected < base  # sqrt growth of rewind + writes
     fb = nb03.levers_at_four_a_day(base)
     assert not fb.ok and "linearly" in fb.message
-
-
-def test_checks_are_plain_data():
-    for _, c in NUMBER_CHECKS:
-        assert isinstance(c, NumberCheck) and math.isfinite(c.expected) and 0 < c.rel_tol < 0.1
-    for _, c in EXPR_CHECKS:
-        assert isinstance(c, ExprCheck)
 
 
 # ---------------------------------------------------------------- exercise notebooks (every solution, not only 01-03)
@@ -210,19 +246,19 @@ def _loads_and_stores(source: str):
     return stored, loaded
 
 
-SOLUTION_NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "solutions").glob("[0-9][0-9]-*-sol.ipynb"))
+SOLUTION_SOURCES = sorted((ROOT / "solutions" / "src").glob("[0-9][0-9]-*-sol.py"))  # the jupytext sources the exercises come from
 
 
-@pytest.mark.parametrize("path", SOLUTION_NOTEBOOKS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", SOLUTION_SOURCES, ids=lambda p: p.stem)
 def test_cells_after_a_stub_use_only_names_the_task_asks_for(path):
     """In the exercise notebook the solution cells are gone: later cells may only use names defined
     in untagged cells or named (in backticks) by a task line, or they break for a learner whose
     solution names its helpers differently."""
     import builtins
 
-    import nbformat
+    import jupytext
 
-    nb = nbformat.read(path, as_version=4)
+    nb = jupytext.read(path)
     known = set(dir(builtins)) | {"display", "get_ipython"}
     for i, cell in enumerate(nb.cells):
         if cell.cell_type != "code":

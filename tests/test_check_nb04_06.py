@@ -51,15 +51,15 @@ def test_fleet_scaling_interval_falls_as_one_over_n():
     tau, S, B, r, N = nb06.fleet_scaling_symbols()
     right = sympy.sqrt(2 * S / (N * B) / (N * r))
     assert nb06.fleet_scaling(right).ok
-    assert sympy.simplify(nb06.expr_checks()["fleet_scaling"].expected.subs(N, 4 * N) / nb06.expr_checks()["fleet_scaling"].expected) == sympy.Rational(1, 4)
+    assert sympy.simplify(nb06.fleet_scaling.spec().expected.subs(N, 4 * N) / nb06.fleet_scaling.spec().expected) == sympy.Rational(1, 4)
     fb = nb06.fleet_scaling(sympy.sqrt(2 * S / (B * N * r)))
     assert not fb.ok and "only one" in fb.message
 
 
 def test_snapshot_interval_at_the_bigger_fleet_is_a_quarter():
     s = Scenario()
-    small = nb06.checks()["snapshot_interval_at"].mistakes[0].value
-    assert math.isclose(nb06.checks()["snapshot_interval_at"].expected * nb06.FLEET_GPUS / s.n_gpus, small, rel_tol=1e-6)
+    small = nb06.snapshot_interval_at.spec().mistakes[0].value
+    assert math.isclose(nb06.snapshot_interval_at.spec().expected * nb06.FLEET_GPUS / s.n_gpus, small, rel_tol=1e-6)
     assert not nb06.snapshot_interval_at(small).ok
 
 

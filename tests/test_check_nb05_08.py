@@ -50,7 +50,7 @@ def test_async_interval_depends_only_on_the_blocking_part():
 
 
 def test_floor_share_grows_with_the_fleet():
-    share = nb08.checks()["floor_share_at"]
+    share = nb08.floor_share_at.spec()
     assert nb08.floor_share_at(share.expected).ok
     smaller = share.mistakes[0].value  # the question's fleet
     assert share.expected > smaller
@@ -85,10 +85,11 @@ def test_your_fleet_checks_follow_the_log():
     from course_lib.check import nb09
 
     rate = nb09.OBSERVED_FAILURES / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS)
-    assert nb09.after_levers_loss(100 * answer(Scenario.from_params(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=rate)).after.fraction_of_day).ok
+    fleet = Scenario().replace(n_gpus=nb09.FLEET_GPUS)
+    assert nb09.after_levers_loss(100 * answer(fleet.replace(rate_per_gpu_day=rate)).after.fraction_of_day).ok
     _, high = failures.poisson_ci(nb09.OBSERVED_FAILURES)
-    floor_high = answer(Scenario.from_params(n_gpus=nb09.FLEET_GPUS, rate_per_gpu_day=high / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS))).after
-    assert nb09.floor_upper_bound(100 * floor_high.floor_fraction).ok
+    after_high = answer(fleet.replace(rate_per_gpu_day=high / (nb09.FLEET_GPUS * nb09.OBSERVED_DAYS))).after
+    assert nb09.floor_upper_bound(100 * after_high.floor_fraction).ok
     m = 1440 / (nb09.FLEET_GPUS * rate)
     tau = Scenario().checkpoint_interval_min
     assert nb09.break_even_write_cost(60 * tau**2 / (2 * m)).ok

@@ -1,4 +1,4 @@
-"""Exercises are generated from the solutions, and their stubs are real."""
+"""Exercises are generated from the solution sources (text to text, nothing executed), and their stubs are real."""
 from __future__ import annotations
 
 import subprocess
@@ -33,7 +33,7 @@ def test_every_course_notebook_from_01_has_a_solution():
 
 @pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
 def test_solution_has_2_to_4_tagged_exercises_with_tasks(solution):
-    nb = nbformat.read(solution, as_version=4)
+    nb = make_exercises.read_source(solution)
     tagged = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert 2 <= len(tagged) <= 4 * 3, "2 to 4 exercises (an exercise may span a few solution cells)"
     for cell in tagged:
@@ -61,3 +61,27 @@ def test_stub_keeps_the_task_and_raises():
     assert "raise NotImplementedError('compute the fleet MTBF in hours.')" in out
     with pytest.raises(ValueError, match="Task"):
         make_exercises.stub("answer = 1")
+
+
+def test_an_exercise_is_generated_from_the_source_text_without_running_it(tmp_path, monkeypatch):
+    src, out = tmp_path / "src", tmp_path / "exercises"
+    src.mkdir()
+    source = src / "01-demo-sol.py"
+    source.write_text(
+        '# %% [markdown]\n# # Demo\n\n'
+        '# %% tags=["solution"]\n# Task: set `answer` to the fleet MTBF in hours.\nraise SystemExit("a solution cell ran")\n\n'
+        '# %%\nprint(answer)\n'
+    )
+    monkeypatch.setattr(make_exercises, "SOURCES", src)
+    monkeypatch.setattr(make_exercises, "EXERCISES", out)
+    assert make_exercises.main([]) == 0
+    nb = nbformat.read(out / "01-demo-ex.ipynb", as_version=4)
+    assert [c.id for c in nb.cells] == ["c000", "c001", "c002"]
+    assert nb.metadata.kernelspec.name == "python3" and "widgets" not in nb.metadata and "jupytext" not in nb.metadata
+    exercise = nb.cells[1]
+    assert exercise.metadata.tags == ["exercise"] and "SystemExit" not in exercise.source
+    assert exercise.source.endswith("raise NotImplementedError('set `answer` to the fleet MTBF in hours.')")
+    assert all(c.outputs == [] and c.execution_count is None for c in nb.cells if c.cell_type == "code")
+    assert make_exercises.main(["--check"]) == 0
+    source.write_text(source.read_text().replace("print(answer)", "print(round(answer, 1))"))
+    assert make_exercises.main(["--check"]) == 1, "an edited source makes the committed exercise stale"

@@ -117,3 +117,8 @@ def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "",
         if sympy.simplify(a - wrong) == 0:
             return Feedback(False, hint, exercise)
     return Feedback(False, f"{sympy.sstr(a)} {fallback}", exercise)
+
+
+from ._common import registry  # noqa: E402  (after the names _common imports from here)
+
+__all__ += ["registry"]

@@ -1,19 +1,35 @@
 """Shared pieces of the per-notebook self-checks (``nb01.py``, ``nb02.py``, ...).
 
 A :class:`NumberCheck` is one graded number (expected value, tolerance, unit, typical
-mistakes); an :class:`ExprCheck` is one graded sympy expression. Both are plain data, so
-``tests/test_check_nb01_03.py`` can iterate over every exercise's expected value and
-mistakes and prove that each mistake gets its own hint. :func:`combine` merges the parts of
-a multi-part exercise (a rate and its interval) into one :class:`Feedback`.
+mistakes); an :class:`ExprCheck` is one graded sympy expression. Both are plain data.
+
+Each exercise is declared once, by :func:`exercise` on the function that builds its check:
+
+    @exercise
+    def shard_gib() -> NumberCheck:  # its docstring says the task, for help(nb05.shard_gib)
+        return NumberCheck("05.1 shard per GPU", expected, rel_tol, "GiB", mistakes)
+
+registers that builder as ``REGISTRY["nb05.shard_gib"]`` and binds ``nb05.shard_gib`` to the
+learner's check, ``nb05.shard_gib(answer) -> Feedback`` (``nb05.shard_gib.spec()`` builds the
+:class:`NumberCheck`). :func:`registry` imports every ``nbNN`` module and returns them all, so
+the generic tests (tests/test_check_nb01_03.py) reach every exercise: none can escape them.
+:func:`combine` merges the parts of a multi-part exercise (a rate and its interval) into one
+:class:`Feedback`.
 """
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
+import pkgutil
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from tokenize import TokenError
 
 from . import Feedback, Mistake, grade, grade_expr
 
-__all__ = ["NumberCheck", "ExprCheck", "combine", "pair"]
+__all__ = ["NumberCheck", "ExprCheck", "REGISTRY", "exercise", "registry", "combine", "pair"]
 
 
 @dataclass(frozen=True)
@@ -99,3 +115,49 @@ def combine(exercise: str, parts) -> Feedback:
         if not fb.ok:
             return Feedback(False, f"{name}: {fb.message}", exercise)
     return Feedback(True, "; ".join(f"{name} {fb.message}" for name, fb in parts), exercise)
+
+
+Check = NumberCheck | ExprCheck
+Spec = Check | Mapping[str, Check]  # one graded answer, or the parts of a multi-part one
+
+REGISTRY: dict[str, Callable[[], Spec]] = {}
+"""Every declared exercise's builder by ``"nbNN.name"``, filled as the modules are imported (see :func:`registry`)."""
+
+
+def exercise(builder: Callable[[], Spec] | None = None, *, grade: Callable[..., Feedback] | None = None):
+    """Declare an exercise: register ``builder`` under ``"nbNN.name"`` and return its public check.
+
+    ``builder()`` takes nothing and returns the exercise's :class:`NumberCheck` or
+    :class:`ExprCheck`; the returned function is ``name(answer) -> Feedback``. A multi-part
+    exercise returns ``{part: check}`` and names a ``grade(parts, *answers) -> Feedback`` that
+    combines them (``@exercise(grade=...)``); its public check takes the answers. Either way the
+    check keeps the builder's name and docstring, and ``name.spec`` is the builder.
+    """
+    if builder is None:
+        return functools.partial(exercise, grade=grade)
+    key = f"{builder.__module__.rsplit('.', 1)[-1]}.{builder.__name__}"
+
+    if grade is None:
+        def check(answer) -> Feedback:
+            return builder()(answer)
+    else:
+        def check(*answers) -> Feedback:
+            return grade(builder(), *answers)
+
+        params = list(inspect.signature(grade).parameters.values())[1:]
+        check.__signature__ = inspect.Signature(params, return_annotation=Feedback)
+    functools.update_wrapper(check, builder, assigned=("__module__", "__name__", "__qualname__", "__doc__"), updated=())
+    del check.__wrapped__  # its signature is the learner's, not the builder's ()
+    check.spec = builder
+    check.key = key
+    REGISTRY[key] = builder
+    return check
+
+
+def registry() -> dict[str, Callable[[], Spec]]:
+    """{"nbNN.name": builder} of every exercise, after importing every ``course_lib/check/nbNN.py``."""
+    package = __name__.rsplit(".", 1)[0]
+    for m in pkgutil.iter_modules(importlib.import_module(package).__path__):
+        if re.fullmatch(r"nb\d\d", m.name):
+            importlib.import_module(f"{package}.{m.name}")
+    return dict(sorted(REGISTRY.items()))

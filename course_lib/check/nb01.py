@@ -18,7 +18,7 @@ from scipy import stats
 
 from .. import data, failures
 from . import Feedback, Mistake
-from ._common import NumberCheck, combine, pair
+from ._common import NumberCheck, combine, exercise, pair
 
 __all__ = [
     "OPT_RUN",
@@ -27,7 +27,6 @@ __all__ = [
     "gpu_category_rate",
     "bloom_mean_count",
     "normal_interval_coverage",
-    "checks",
 ]
 
 OPT_RUN = "OPT-175B"
@@ -41,7 +40,26 @@ def _row(run: str) -> dict:
 
 
 # ---------------------------------------------------------------- exercise 1
-def _opt_parts() -> dict[str, NumberCheck]:
+def _grade_opt_rate(parts: dict[str, NumberCheck], rate, ci) -> Feedback:
+    """The rate first (a slip there is named before the interval is looked at), then both bounds."""
+    ex = parts["rate"].exercise
+    fb_rate = parts["rate"](rate)
+    if not fb_rate.ok:
+        return combine(ex, [("rate", fb_rate)])
+    bounds = pair(ci, "ci")
+    if isinstance(bounds, str):
+        return Feedback(False, bounds, ex)
+    conf = f"{OPT_CONFIDENCE:.0%}"
+    return combine(ex, [
+        ("rate", fb_rate),
+        (f"{conf} low", parts["ci_low"](bounds[0])),
+        (f"{conf} high", parts["ci_high"](bounds[1])),
+    ])
+
+
+@exercise(grade=_grade_opt_rate)
+def opt_rate() -> dict[str, NumberCheck]:
+    """Exercise 1: OPT-175B's failures per GPU-day ``rate`` and its exact 99 % interval ``ci = (low, high)``."""
     row = _row(OPT_RUN)
     k, gpus, days, per_node = int(row["events_low"]), row["gpus"], row["period_days"], row["gpus_per_node"]
     exposure = gpus * days
@@ -82,26 +100,10 @@ def _opt_parts() -> dict[str, NumberCheck]:
     return {"rate": rate_check, "ci_low": low_check, "ci_high": high_check}
 
 
-def opt_rate(rate, ci) -> Feedback:
-    """Exercise 1: OPT-175B's failures per GPU-day ``rate`` and its exact 99 % interval ``ci = (low, high)``."""
-    parts = _opt_parts()
-    ex = parts["rate"].exercise
-    fb_rate = parts["rate"](rate)
-    if not fb_rate.ok:
-        return combine(ex, [("rate", fb_rate)])
-    bounds = pair(ci, "ci")
-    if isinstance(bounds, str):
-        return Feedback(False, bounds, ex)
-    conf = f"{OPT_CONFIDENCE:.0%}"
-    return combine(ex, [
-        ("rate", fb_rate),
-        (f"{conf} low", parts["ci_low"](bounds[0])),
-        (f"{conf} high", parts["ci_high"](bounds[1])),
-    ])
-
-
 # ---------------------------------------------------------------- exercise 2
-def _gpu_category_check() -> NumberCheck:
+@exercise
+def gpu_category_rate() -> NumberCheck:
+    """Exercise 2: failures per GPU-day of Llama 3's GPU-category interruptions (counts of Table 5)."""
     table = data.llama3_table5()
     row = _row("Llama 3 405B")
     gpus, days = row["gpus"], row["period_days"]
@@ -124,11 +126,6 @@ def _gpu_category_check() -> NumberCheck:
     ))
 
 
-def gpu_category_rate(answer) -> Feedback:
-    """Exercise 2: failures per GPU-day of Llama 3's GPU-category interruptions (counts of Table 5)."""
-    return _gpu_category_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
 def bloom_mean_count() -> float:
     """The exercise's true mean count: the middle of BLOOM's 'one to two GPU failures a week'."""
@@ -149,7 +146,9 @@ def normal_interval_coverage_exact(mean: float | None = None, confidence: float 
     return _coverage(mean, lambda k: abs(k - mean) <= z * math.sqrt(k))
 
 
-def _coverage_check() -> NumberCheck:
+@exercise
+def normal_interval_coverage() -> NumberCheck:
+    """Exercise 3: the simulated coverage (a fraction) of k +- 1.96 sqrt(k) when the true mean is BLOOM's 1.5."""
     mean = bloom_mean_count()
     right = normal_interval_coverage_exact(mean)
     garwood = _coverage(mean, lambda k: failures.poisson_ci(k)[0] <= mean <= failures.poisson_ci(k)[1])
@@ -160,16 +159,3 @@ def _coverage_check() -> NumberCheck:
         Mistake(100 * right, "that is a percentage: give the coverage as a fraction between 0 and 1"),
         Mistake(one_sd, "that interval is +- 1 sqrt(k) (68 %): a 95 % normal interval is +- 1.96 sqrt(k)"),
     ))
-
-
-def normal_interval_coverage(answer) -> Feedback:
-    """Exercise 3: the simulated coverage (a fraction) of k +- 1.96 sqrt(k) when the true mean is BLOOM's 1.5."""
-    return _coverage_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 01's exercises, by name (the tests iterate over them)."""
-    out = {f"opt_{k}": v for k, v in _opt_parts().items()}
-    out["gpu_category_rate"] = _gpu_category_check()
-    out["normal_interval_coverage"] = _coverage_check()
-    return out

@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 from .. import Scenario, data, failures
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "RSC1_RUN",
@@ -22,8 +22,6 @@ __all__ = [
     "mixed_fleet_mtbf",
     "rsc1_fleet_mtbf",
     "wearout_first_failure",
-    "checks",
-    "expr_checks",
 ]
 
 RSC1_RUN = "Meta RSC-1"
@@ -40,7 +38,9 @@ def mixed_fleet_symbols():
     return sympy.symbols("t N M lambda mu", positive=True)
 
 
-def _mixed_check() -> ExprCheck:
+@exercise
+def mixed_fleet_mtbf() -> ExprCheck:
+    """Exercise 1: the mean time to the first failure of N GPUs (rate lambda) and M switches (rate mu), in sympy."""
     import sympy
 
     t, N, M, lam, mu = mixed_fleet_symbols()
@@ -60,13 +60,10 @@ def _mixed_check() -> ExprCheck:
     )
 
 
-def mixed_fleet_mtbf(answer) -> Feedback:
-    """Exercise 1: the mean time to the first failure of N GPUs (rate lambda) and M switches (rate mu), in sympy."""
-    return _mixed_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2
-def _rsc1_check() -> NumberCheck:
+@exercise
+def rsc1_fleet_mtbf() -> NumberCheck:
+    """Exercise 2: the fleet MTBF in hours of a 16,384-GPU job at Meta RSC-1's per-GPU rate."""
     row = data.failure_logs().where("run", RSC1_RUN).rows[0]
     per_node_day = row["published_per_1000_node_days"] / 1000
     per_gpu_node = row["gpus_per_node"]
@@ -86,13 +83,10 @@ def _rsc1_check() -> NumberCheck:
     ))
 
 
-def rsc1_fleet_mtbf(answer) -> Feedback:
-    """Exercise 2: the fleet MTBF in hours of a 16,384-GPU job at Meta RSC-1's per-GPU rate."""
-    return _rsc1_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _wearout_check() -> NumberCheck:
+@exercise
+def wearout_first_failure() -> NumberCheck:
+    """Exercise 3: mean hours to the first failure of a fresh 4,096-GPU fleet with Weibull shape 1.5."""
     n = Scenario().n_gpus
     llama = next(r for r in failures.log_rates() if r.run == "Llama 3 405B").rate_low
     mean_days = 1 / llama
@@ -108,18 +102,3 @@ def _wearout_check() -> NumberCheck:
         Mistake(right / 24, "that is days: the task asks for hours"),
         Mistake(right * 60, "that is minutes: the task asks for hours"),
     ))
-
-
-def wearout_first_failure(answer) -> Feedback:
-    """Exercise 3: mean hours to the first failure of a fresh 4,096-GPU fleet with Weibull shape 1.5."""
-    return _wearout_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 02's exercises, by name."""
-    return {"rsc1_fleet_mtbf": _rsc1_check(), "wearout_first_failure": _wearout_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 02's exercises, by name."""
-    return {"mixed_fleet_mtbf": _mixed_check()}

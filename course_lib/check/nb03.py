@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .. import MINUTES_PER_DAY, Scenario
 from .. import restart as rs
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "HOURLY_INTERVAL_MIN",
@@ -21,8 +21,6 @@ __all__ = [
     "health_check_symbols",
     "health_check_period",
     "levers_at_four_a_day",
-    "checks",
-    "expr_checks",
 ]
 
 HOURLY_INTERVAL_MIN = 60.0  # the exercise's what-if interval (a course choice)
@@ -30,7 +28,9 @@ FAILURES_PER_DAY = 4.0  # the exercise's what-if failure rate: twice the questio
 
 
 # ---------------------------------------------------------------- exercise 1
-def _hourly_check() -> NumberCheck:
+@exercise
+def hourly_interval_loss() -> NumberCheck:
+    """Exercise 1: % of the day lost with a 60-minute checkpoint interval (other stages unchanged)."""
     budget = rs.baseline_budget(Scenario())
     stages = budget.stages
     lam = budget.failures_per_day
@@ -51,11 +51,6 @@ def _hourly_check() -> NumberCheck:
     ))
 
 
-def hourly_interval_loss(answer) -> Feedback:
-    """Exercise 1: % of the day lost with a 60-minute checkpoint interval (other stages unchanged)."""
-    return _hourly_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2 (sympy)
 def health_check_symbols():
     """(P, c, lambda, T, S, L, tau) as the exercise names them, all positive."""
@@ -64,7 +59,9 @@ def health_check_symbols():
     return sympy.symbols("P c lambda T S L tau", positive=True)
 
 
-def _health_check() -> ExprCheck:
+@exercise
+def health_check_period() -> ExprCheck:
+    """Exercise 2: the health-check period P* minimising lambda (P/2 + S + L + tau/2) + c T / P, in sympy."""
     import sympy
 
     P, c, lam, T, *_ = health_check_symbols()
@@ -83,13 +80,10 @@ def _health_check() -> ExprCheck:
     )
 
 
-def health_check_period(answer) -> Feedback:
-    """Exercise 2: the health-check period P* minimising lambda (P/2 + S + L + tau/2) + c T / P, in sympy."""
-    return _health_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _four_a_day_check() -> NumberCheck:
+@exercise
+def levers_at_four_a_day() -> NumberCheck:
+    """Exercise 3: minutes per day left after notebook 03's four levers at 4 failures a day."""
     scenario = Scenario().replace(failures_per_day=FAILURES_PER_DAY)
     budget = rs.baseline_budget(scenario)
     final = rs.waterfall(budget, rs.default_levers(scenario))[-1].after
@@ -104,18 +98,3 @@ def _four_a_day_check() -> NumberCheck:
         Mistake(budget.minutes_per_day, "that is the budget before the levers: apply all four (rs.waterfall)"),
         Mistake(100 * final.fraction_of_day, "that is a percentage of the day: the task asks for minutes per day"),
     ))
-
-
-def levers_at_four_a_day(answer) -> Feedback:
-    """Exercise 3: minutes per day left after notebook 03's four levers at 4 failures a day."""
-    return _four_a_day_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 03's exercises, by name."""
-    return {"hourly_interval_loss": _hourly_check(), "levers_at_four_a_day": _four_a_day_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 03's exercises, by name."""
-    return {"health_check_period": _health_check()}

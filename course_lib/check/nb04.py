@@ -13,8 +13,8 @@ from __future__ import annotations
 from .. import Scenario
 from .. import interval as iv
 from ..data import load_table
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "PFS_REGIME",
@@ -24,8 +24,6 @@ __all__ = [
     "planned_symbols",
     "planned_stops_interval",
     "waste_at_twice_optimum",
-    "checks",
-    "expr_checks",
 ]
 
 PFS_REGIME = "pfs_sync"  # exercise 1's write cost (a row of data/write_costs.csv)
@@ -43,7 +41,9 @@ def _blocking_min(regime: str) -> float:
 
 
 # ---------------------------------------------------------------- exercise 1
-def _pfs_check() -> NumberCheck:
+@exercise
+def pfs_interval() -> NumberCheck:
+    """Exercise 1: the exact optimal interval (minutes) for the pfs_sync write at the question's MTBF."""
     m, _ = job_inputs()
     delta = _blocking_min(PFS_REGIME)
     right = iv.optimal_interval_exact(delta, m)
@@ -56,11 +56,6 @@ def _pfs_check() -> NumberCheck:
     ))
 
 
-def pfs_interval(answer) -> Feedback:
-    """Exercise 1: the exact optimal interval (minutes) for the pfs_sync write at the question's MTBF."""
-    return _pfs_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2 (sympy)
 def planned_symbols():
     """(tau, delta, M, R, P) as the exercise names them, all positive."""
@@ -69,7 +64,9 @@ def planned_symbols():
     return sympy.symbols("tau delta M R P", positive=True)
 
 
-def _planned_check() -> ExprCheck:
+@exercise
+def planned_stops_interval() -> ExprCheck:
+    """Exercise 2: the optimal interval with failures (MTBF M) and planned stops every P (sympy)."""
     import sympy
 
     tau, delta, M, R, P = planned_symbols()
@@ -86,13 +83,10 @@ def _planned_check() -> ExprCheck:
     )
 
 
-def planned_stops_interval(answer) -> Feedback:
-    """Exercise 2: the optimal interval with failures (MTBF M) and planned stops every P (sympy)."""
-    return _planned_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _twice_check() -> NumberCheck:
+@exercise
+def waste_at_twice_optimum() -> NumberCheck:
+    """Exercise 3: the simulated waste (fraction of useful work) at twice the exact optimal interval."""
     m, r = job_inputs()
     delta = _blocking_min(BASELINE_REGIME)
     tau = iv.optimal_interval_exact(delta, m)
@@ -102,18 +96,3 @@ def _twice_check() -> NumberCheck:
         Mistake(iv.expected_waste(2 * tau, delta, m, 0.0), "you left out the restart R: pass restart=R to the simulator"),
         Mistake(100 * right, "that is a percentage: give the waste as a fraction of useful work"),
     ))
-
-
-def waste_at_twice_optimum(answer) -> Feedback:
-    """Exercise 3: the simulated waste (fraction of useful work) at twice the exact optimal interval."""
-    return _twice_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 04's exercises, by name."""
-    return {"pfs_interval": _pfs_check(), "waste_at_twice_optimum": _twice_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 04's exercises, by name."""
-    return {"planned_stops_interval": _planned_check()}

@@ -16,8 +16,8 @@ from .. import Scenario
 from .. import interval as iv
 from .. import sizing
 from ..data import failure_logs, load_table
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "GIB",
@@ -27,8 +27,6 @@ __all__ = [
     "sync_save_interval",
     "async_symbols",
     "async_interval",
-    "checks",
-    "expr_checks",
 ]
 
 GIB = sizing.GIB  # bytes in a GiB (a unit)
@@ -46,7 +44,9 @@ def _bytes_per_param() -> float:
 
 
 # ---------------------------------------------------------------- exercise 1
-def _shard_check() -> NumberCheck:
+@exercise
+def shard_gib() -> NumberCheck:
+    """Exercise 1: GiB of training state per GPU for Llama 3 70B on the question's fleet."""
     n = Scenario().n_gpus
     params, bpp = _params(SHARD_MODEL), _bytes_per_param()
     nbytes = sizing.shard_bytes(params, bpp, n)
@@ -62,13 +62,10 @@ def _shard_check() -> NumberCheck:
     ))
 
 
-def shard_gib(answer) -> Feedback:
-    """Exercise 1: GiB of training state per GPU for Llama 3 70B on the question's fleet."""
-    return _shard_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2
-def _interval_check() -> NumberCheck:
+@exercise
+def sync_save_interval() -> NumberCheck:
+    """Exercise 2: Young's interval (minutes) for the 405B shard written with torch.save + fsync on the H200 host."""
     scenario = Scenario()
     nbytes = sizing.shard_bytes(_params(INTERVAL_MODEL), _bytes_per_param(), scenario.n_gpus)
     delta_min = sizing.copy_min(nbytes, scenario.persist_gb_per_s)
@@ -85,11 +82,6 @@ def _interval_check() -> NumberCheck:
     ))
 
 
-def sync_save_interval(answer) -> Feedback:
-    """Exercise 2: Young's interval (minutes) for the 405B shard written with torch.save + fsync on the H200 host."""
-    return _interval_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3 (sympy)
 def async_symbols():
     """(tau, delta_b, delta_d, M, R) as the exercise names them, all positive."""
@@ -98,7 +90,9 @@ def async_symbols():
     return sympy.symbols("tau delta_b delta_d M R", positive=True)
 
 
-def _async_check() -> ExprCheck:
+@exercise
+def async_interval() -> ExprCheck:
+    """Exercise 3: optimal interval when a checkpoint blocks delta_b and is durable delta_d later (sympy)."""
     import sympy
 
     tau, db, dd, M, _ = async_symbols()
@@ -113,18 +107,3 @@ def _async_check() -> ExprCheck:
         ),
         "not the optimum: W = delta_b/tau + (tau/2 + delta_d + R)/M; differentiate with respect to tau, set to zero, take the positive root",
     )
-
-
-def async_interval(answer) -> Feedback:
-    """Exercise 3: optimal interval when a checkpoint blocks delta_b and is durable delta_d later (sympy)."""
-    return _async_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 05's exercises, by name."""
-    return {"shard_gib": _shard_check(), "sync_save_interval": _interval_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 05's exercises, by name."""
-    return {"async_interval": _async_check()}

@@ -12,8 +12,8 @@ from __future__ import annotations
 from .. import Scenario
 from .. import interval as iv
 from .. import sizing
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "FLEET_GPUS",
@@ -23,8 +23,6 @@ __all__ = [
     "fleet_scaling",
     "snapshot_interval_at",
     "bandwidth_for_interval",
-    "checks",
-    "expr_checks",
 ]
 
 FLEET_GPUS = 16_384  # exercise 2's fleet (a course choice: notebook 06's "Try it")
@@ -48,7 +46,9 @@ def fleet_scaling_symbols():
     return sympy.symbols("tau S B r N", positive=True)
 
 
-def _scaling_check() -> ExprCheck:
+@exercise
+def fleet_scaling() -> ExprCheck:
+    """Exercise 1: the optimal interval of a fully sharded N-GPU job, in sympy (S, B, r, N)."""
     import sympy
 
     tau, S, B, r, N = fleet_scaling_symbols()
@@ -65,18 +65,15 @@ def _scaling_check() -> ExprCheck:
     )
 
 
-def fleet_scaling(answer) -> Feedback:
-    """Exercise 1: the optimal interval of a fully sharded N-GPU job, in sympy (S, B, r, N)."""
-    return _scaling_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2
 def _snapshot_interval_s(n_gpus: int, m_min: float, shard: float) -> float:
     copy_min = sizing.copy_min(shard * sizing.GB, _snapshot_gbps())
     return 60 * iv.bounded_interval(copy_min, m_min, copy_min)
 
 
-def _snapshot_check() -> NumberCheck:
+@exercise
+def snapshot_interval_at() -> NumberCheck:
+    """Exercise 2: seconds between in-memory snapshots at the optimum on 16,384 GPUs (the question's per-GPU rate)."""
     s = Scenario()
     m_big = s.replace(n_gpus=FLEET_GPUS).mtbf_min
     m_small = s.mtbf_min
@@ -90,13 +87,10 @@ def _snapshot_check() -> NumberCheck:
     ))
 
 
-def snapshot_interval_at(answer) -> Feedback:
-    """Exercise 2: seconds between in-memory snapshots at the optimum on 16,384 GPUs (the question's per-GPU rate)."""
-    return _snapshot_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _bandwidth_check() -> NumberCheck:
+@exercise
+def bandwidth_for_interval() -> NumberCheck:
+    """Exercise 3: GB/s a snapshot copy needs for a 10-second optimal interval (the 405B shard on the question's fleet)."""
     s = Scenario()
     m = s.mtbf_min
     tau_min = TARGET_INTERVAL_S / 60
@@ -110,18 +104,3 @@ def _bandwidth_check() -> NumberCheck:
         Mistake(right * 60, "you divided by the write budget in minutes: for GB/s divide the shard's GB by seconds"),
         Mistake(delta_s * 1000, "that is the write budget in milliseconds: the task asks for the bandwidth that copies the shard in that time"),
     ))
-
-
-def bandwidth_for_interval(answer) -> Feedback:
-    """Exercise 3: GB/s a snapshot copy needs for a 10-second optimal interval (the 405B shard on the question's fleet)."""
-    return _bandwidth_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 06's exercises, by name."""
-    return {"snapshot_interval_at": _snapshot_check(), "bandwidth_for_interval": _bandwidth_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 06's exercises, by name."""
-    return {"fleet_scaling": _scaling_check()}

@@ -10,8 +10,8 @@ benchmarks/results/faultlab_restart.json), so their answers do not depend on the
 from __future__ import annotations
 
 from .. import MINUTES_PER_DAY, Scenario
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "SINGLE_LEVER_PREFIX",
@@ -20,8 +20,6 @@ __all__ = [
     "ceiling_symbols",
     "in_process_ceiling",
     "tuned_fleet_loss",
-    "checks",
-    "expr_checks",
 ]
 
 SINGLE_LEVER_PREFIX = "default-like, tuned "  # the benchmark's one-lever rows are named like this
@@ -37,7 +35,9 @@ def single_lever_rows(bench=None) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- exercise 1
-def _lever_check() -> NumberCheck:
+@exercise
+def best_single_lever() -> NumberCheck:
+    """Exercise 1: seconds saved on the default-like hang restart by the best single tuned lever."""
     from ..faultlab import load_benchmark
 
     bench = load_benchmark()
@@ -57,11 +57,6 @@ def _lever_check() -> NumberCheck:
     return NumberCheck("07.1 best single lever", right, 0.005, "s", tuple(mistakes))
 
 
-def best_single_lever(answer) -> Feedback:
-    """Exercise 1: seconds saved on the default-like hang restart by the best single tuned lever."""
-    return _lever_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2 (sympy)
 def ceiling_symbols():
     """(T, m, P, Q, L, tau, k) as the exercise names them, all positive."""
@@ -70,7 +65,9 @@ def ceiling_symbols():
     return sympy.symbols("T m P Q L tau k", positive=True)
 
 
-def _ceiling_check() -> ExprCheck:
+@exercise
+def in_process_ceiling() -> ExprCheck:
+    """Exercise 2: the speed-up ceiling (sympy) when levers scale by k -> 0 and in-process restart removes P."""
     T, m, P, Q, L, tau, _ = ceiling_symbols()
     before = T + m / 2 + P + Q + L + tau / 2
     return ExprCheck(
@@ -86,13 +83,10 @@ def _ceiling_check() -> ExprCheck:
     )
 
 
-def in_process_ceiling(answer) -> Feedback:
-    """Exercise 2: the speed-up ceiling (sympy) when levers scale by k -> 0 and in-process restart removes P."""
-    return _ceiling_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _fleet_check() -> NumberCheck:
+@exercise
+def tuned_fleet_loss() -> NumberCheck:
+    """Exercise 3: % of the day lost at the question's restarts per day if each took the tuned hang restart's time."""
     from ..faultlab import load_benchmark
 
     bench = load_benchmark()
@@ -106,18 +100,3 @@ def _fleet_check() -> NumberCheck:
         Mistake(right / lam, f"that is one restart a day: the question's fleet restarts {lam:g} times a day"),
         Mistake(right / 100, "that is a fraction: the task asks for a percentage of the day"),
     ))
-
-
-def tuned_fleet_loss(answer) -> Feedback:
-    """Exercise 3: % of the day lost at the question's restarts per day if each took the tuned hang restart's time."""
-    return _fleet_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 07's exercises, by name."""
-    return {"best_single_lever": _lever_check(), "tuned_fleet_loss": _fleet_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 07's exercises, by name."""
-    return {"in_process_ceiling": _ceiling_check()}

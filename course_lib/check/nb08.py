@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from .. import MINUTES_PER_DAY, Scenario
 from .. import floor as fl
-from . import Feedback, Mistake
-from ._common import ExprCheck, NumberCheck
+from . import Mistake
+from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "FLEET_GPUS",
@@ -19,8 +19,6 @@ __all__ = [
     "kokolis_ettr",
     "sdc_symbols",
     "sdc_crossover",
-    "checks",
-    "expr_checks",
 ]
 
 FLEET_GPUS = 16_384  # exercise 1's fleet (a course choice: Llama 3's "up to 16K")
@@ -28,7 +26,9 @@ ETTR_INTERVAL_MIN = 15.0  # exercise 2's checkpoint interval (a course choice)
 
 
 # ---------------------------------------------------------------- exercise 1
-def _share_check() -> NumberCheck:
+@exercise
+def floor_share_at() -> NumberCheck:
+    """Exercise 1: floor lambda (D + R) / after-levers loss on a 16,384-GPU job (a fraction)."""
     from ..answer import answer
 
     from ..restart import checkpoint_at_optimum
@@ -49,13 +49,10 @@ def _share_check() -> NumberCheck:
     ))
 
 
-def floor_share_at(answer) -> Feedback:
-    """Exercise 1: floor lambda (D + R) / after-levers loss on a 16,384-GPU job (a fraction)."""
-    return _share_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2
-def _ettr_check() -> NumberCheck:
+@exercise
+def kokolis_ettr() -> NumberCheck:
+    """Exercise 2: expected ETTR at Kokolis et al.'s inputs and a 15-minute interval (a fraction)."""
     k = fl.kokolis_projection()
     dt = ETTR_INTERVAL_MIN
     lam_day = k.n_gpus / k.gpus_per_node * k.rf_per_node_day  # failures per day: N_nodes r_f
@@ -76,11 +73,6 @@ def _ettr_check() -> NumberCheck:
     ))
 
 
-def kokolis_ettr(answer) -> Feedback:
-    """Exercise 2: expected ETTR at Kokolis et al.'s inputs and a 15-minute interval (a fraction)."""
-    return _ettr_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3 (sympy)
 def sdc_symbols():
     """(L, s, D, R, lambda) as the exercise names them, all positive."""
@@ -89,9 +81,9 @@ def sdc_symbols():
     return sympy.symbols("L s D R lambda", positive=True)
 
 
-def _sdc_check() -> ExprCheck:
-    import sympy
-
+@exercise
+def sdc_crossover() -> ExprCheck:
+    """Exercise 3: the detection latency L at which SDC costs as much as the floor (sympy, in s, D, R)."""
     L, s, D, R, lam = sdc_symbols()
     return ExprCheck(
         "08.3 SDC crossover",
@@ -105,18 +97,3 @@ def _sdc_check() -> ExprCheck:
         ),
         "not the crossover: set s lambda (L + D + R) equal to lambda (D + R) and solve for L",
     )
-
-
-def sdc_crossover(answer) -> Feedback:
-    """Exercise 3: the detection latency L at which SDC costs as much as the floor (sympy, in s, D, R)."""
-    return _sdc_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 08's exercises, by name."""
-    return {"floor_share_at": _share_check(), "kokolis_ettr": _ettr_check()}
-
-
-def expr_checks() -> dict[str, ExprCheck]:
-    """Every graded sympy expression of notebook 08's exercises, by name."""
-    return {"sdc_crossover": _sdc_check()}

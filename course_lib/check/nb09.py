@@ -16,8 +16,8 @@ from scipy import stats
 
 from .. import MINUTES_PER_DAY, Scenario, failures
 from .. import interval as iv
-from . import Feedback, Mistake
-from ._common import NumberCheck
+from . import Mistake
+from ._common import NumberCheck, exercise
 
 __all__ = [
     "FLEET_GPUS",
@@ -26,7 +26,6 @@ __all__ = [
     "after_levers_loss",
     "floor_upper_bound",
     "break_even_write_cost",
-    "checks",
 ]
 
 FLEET_GPUS = 16_384  # the exercise's fleet (a course choice)
@@ -39,7 +38,9 @@ def _rate() -> float:
 
 
 # ---------------------------------------------------------------- exercise 1
-def _loss_check() -> NumberCheck:
+@exercise
+def after_levers_loss() -> NumberCheck:
+    """Exercise 1: % of the day lost after the levers by the exercise's fleet at its counted rate."""
     from ..answer import answer
 
     fleet = Scenario().replace(n_gpus=FLEET_GPUS)
@@ -57,13 +58,10 @@ def _loss_check() -> NumberCheck:
     ))
 
 
-def after_levers_loss(answer) -> Feedback:
-    """Exercise 1: % of the day lost after the levers by the exercise's fleet at its counted rate."""
-    return _loss_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 2
-def _floor_high_check() -> NumberCheck:
+@exercise
+def floor_upper_bound() -> NumberCheck:
+    """Exercise 2: the floor (% of the day) at the upper end of the counted rate's 95 % interval."""
     from ..answer import answer
 
     def floor_pct(rate):
@@ -83,13 +81,10 @@ def _floor_high_check() -> NumberCheck:
     ))
 
 
-def floor_upper_bound(answer) -> Feedback:
-    """Exercise 2: the floor (% of the day) at the upper end of the counted rate's 95 % interval."""
-    return _floor_high_check()(answer)
-
-
 # ---------------------------------------------------------------- exercise 3
-def _write_cost_check() -> NumberCheck:
+@exercise
+def break_even_write_cost() -> NumberCheck:
+    """Exercise 3: seconds of blocking write that make the course's 10-minute interval optimal for the exercise's fleet."""
     tau = Scenario().checkpoint_interval_min
     m_min = MINUTES_PER_DAY / (FLEET_GPUS * _rate())
     right = 60 * iv.write_cost_for_interval(tau, m_min)
@@ -100,13 +95,3 @@ def _write_cost_check() -> NumberCheck:
         Mistake(60 * iv.write_cost_for_interval(tau, m_min / 60), "the MTBF must be in minutes, like the interval: you used hours"),
         Mistake(60 * math.sqrt(2 * tau * m_min), "that is sqrt(2 tau M): solve tau = sqrt(2 delta M) for delta instead"),
     ))
-
-
-def break_even_write_cost(answer) -> Feedback:
-    """Exercise 3: seconds of blocking write that make the course's 10-minute interval optimal for the exercise's fleet."""
-    return _write_cost_check()(answer)
-
-
-def checks() -> dict[str, NumberCheck]:
-    """Every graded number of notebook 09's exercises, by name."""
-    return {"after_levers_loss": _loss_check(), "floor_upper_bound": _floor_high_check(), "break_even_write_cost": _write_cost_check()}

@@ -24,7 +24,6 @@ import sympy as sp
 
 from course_lib import Scenario
 from course_lib import interval as iv
-from course_lib import restart as rs
 from course_lib.check import nb05
 from course_lib.data import load_table
 
