@@ -46,6 +46,17 @@ def test_higher_confidence_is_wider(conf1, extra, events):
     assert lo2 <= lo1 and hi2 > hi1
 
 
+@pytest.mark.parametrize("events", [1, 2, 10, 419])
+@pytest.mark.parametrize("conf", [0.8, 0.95, 0.99])
+def test_garwood_bounds_are_the_means_that_make_the_count_just_unlikely(events, conf):
+    """Garwood's definition: the low bound is the mean under which a count >= k has probability alpha/2,
+    the high bound the mean under which a count <= k has probability alpha/2."""
+    low, high = f.poisson_ci(events, conf)
+    alpha = 1 - conf
+    assert stats.poisson.sf(events - 1, low) == pytest.approx(alpha / 2, rel=1e-9)
+    assert stats.poisson.cdf(events, high) == pytest.approx(alpha / 2, rel=1e-9)
+
+
 def test_zero_events_upper_bound_closed_form():
     # For k = 0 the Garwood upper bound solves exp(-mu) = alpha/2: mu = -ln(alpha/2).
     assert f.poisson_ci(0, 0.95)[1] == pytest.approx(-math.log(0.025), rel=1e-10)
@@ -192,6 +203,12 @@ def test_sampler_is_reproducible_and_chunk_independent():
 
 
 # ---------------------------------------------------------------- Table 5 and logs
+def test_sampler_defaults_to_unit_exponential_lifetimes():
+    a = f.sample_fleet_first_failure(np.random.default_rng(4), 8, 20)
+    b = f.sample_fleet_first_failure(np.random.default_rng(4), 8, 20, shape=1.0, scale=1.0)
+    np.testing.assert_array_equal(a, b)
+
+
 def test_table5_erratum_from_counts():
     e = f.table5_erratum()
     assert e.total_count == 419
@@ -209,9 +226,41 @@ def test_shares_sum_to_one(counts):
     assert np.all(shares >= 0)
 
 
+def test_shares_closed_form():
+    np.testing.assert_array_equal(f.shares_from_counts([1, 3]), [0.25, 0.75])
+    np.testing.assert_array_equal(f.shares_from_counts([0, 1, 0]), [0.0, 1.0, 0.0])  # a total of one count
+
+
 def test_category_counts_sorted_and_total():
     got = f.category_counts(["a", "b", "a", "c"], [1, 5, 2, 3])
     assert got == [("b", 5), ("a", 3), ("c", 3)]
+    assert f.category_counts(["c", "a", "b"], [3, 3, 1]) == [("a", 3), ("c", 3), ("b", 1)]  # ties by name
+
+
+def test_results_are_immutable_values():
+    import dataclasses
+
+    e = f.table5_erratum()
+    r = f.log_rates()[0]
+    for obj, name in ((e, "total_count"), (r, "rate_low")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, name, 0)
+
+
+def test_table5_erratum_needs_a_gpu_category_of_the_table():
+    with pytest.raises(ValueError, match=r"^gpu_category must name a category of the table \(got 'TPU'"):
+        f.table5_erratum(gpu_category="TPU")
+
+
+def test_log_rates_reject_a_high_count_below_the_low_one():
+    from types import SimpleNamespace
+
+    row = {"run": "X", "published_per_1000_node_days": math.nan, "gpus": 100, "period_days": 10, "events_low": 5,
+           "events_high": 4, "gpus_per_node": 8, "counted": "", "assumption": "", "source": "", "label": "X"}
+    with pytest.raises(ValueError, match=r"^events_high \(X\) must be >= events_low \(got 4 < 5\)"):
+        f.log_rates(SimpleNamespace(rows=[row]))
+    (ok,) = f.log_rates(SimpleNamespace(rows=[{**row, "events_high": 5}]))
+    assert ok.rate_low == ok.rate_high == pytest.approx(5 / 1000)
 
 
 def test_log_rates():
