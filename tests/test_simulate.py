@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from course_lib import interval as iv
+from course_lib import simulate as sim
 from course_lib.simulate import SimulationResult, simulate_job, simulate_job_reference, weibull_scale
 
 
@@ -104,8 +105,15 @@ def test_seeding_is_reproducible_and_common_random_numbers_couple_runs():
     for name in SimulationResult.FIELDS:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert not np.array_equal(a.wall, simulate_job(*args, n_runs=2000, seed=4).wall)
-    c = simulate_job(*args, n_runs=2000, seed=np.random.default_rng(3))  # a Generator works too
-    assert c.n_runs == 2000
+    # a Generator works too: the same runs as the int seed it was made from, and it is consumed
+    gen = np.random.default_rng(3)
+    c = simulate_job(*args, n_runs=2000, seed=gen)
+    for name in SimulationResult.FIELDS:
+        np.testing.assert_array_equal(getattr(c, name), getattr(a, name))
+    assert c.params["seed"] is None and a.params["seed"] == 3
+    assert not np.array_equal(simulate_job(*args, n_runs=2000, seed=gen).wall, a.wall)  # the stream moved on
+    slow = simulate_job_reference(*args, n_runs=20, seed=np.random.default_rng(3))
+    np.testing.assert_array_equal(slow.failures, simulate_job_reference(*args, n_runs=20, seed=3).failures)
     near = simulate_job(10.0, 0.22, 0.02, 1.0, 0.1, n_runs=2000, seed=3)
     assert np.corrcoef(a.wall, near.wall)[0, 1] > 0.8
     free = simulate_job(*args, n_runs=2000, seed=3, common_random_numbers=False)
@@ -129,6 +137,16 @@ def test_no_failures_possible_means_no_waste_but_writes():
     res = simulate_job(1.0, 0.25, 1e-3, 1e9, 1.0, n_runs=100, seed=0)
     np.testing.assert_allclose(res.wall, 1.0 + 4e-3)
     assert res.failures.sum() == 0 and res.rewound.max() == 0
+
+
+def test_a_job_that_cannot_finish_stops_at_the_round_limit(monkeypatch):
+    """A segment far longer than the MTBF almost never completes: the guard stops the loop with a message
+    that names the cause instead of running for ever (the limit is lowered so that it fires quickly)."""
+    monkeypatch.setattr(sim, "MAX_ROUNDS", 50)
+    with pytest.raises(RuntimeError, match=r"did not finish within 50 failures per run: the segment interval \+ write_cost = 30 is too long for mtbf = 1"):
+        simulate_job(60.0, 20.0, 10.0, 1.0, n_runs=10, seed=0)
+    res = simulate_job(2.0, 0.5, 0.01, 1.0, n_runs=10, seed=0)  # a job that can finish is not stopped
+    assert res.params["rounds"] <= 50 and res.failures.max() < 50
 
 
 @pytest.mark.parametrize(
