@@ -123,6 +123,41 @@ def test_seeding_is_reproducible_and_common_random_numbers_couple_runs():
     assert abs(free.mean() - iv.expected_wall_time(*args)) < 3 * free.stderr()
 
 
+def test_rounds_and_draws():
+    """Round k of a run uses its k-th inter-failure time: one for the start, one per failure (during work or
+    a restart). The loop runs as many rounds as the longest run needs; a job that never fails draws one
+    time per run (without common random numbers only the runs still going draw)."""
+    for crn in (True, False):
+        res = simulate_job(10.0, 0.3, 0.01, 1.0, 0.2, n_runs=500, seed=8, common_random_numbers=crn)
+        used = res.failures + res.restart_failures + 1
+        assert res.params["rounds"] == used.max()
+        assert res.params["drawn"] >= used.sum()
+    never = simulate_job(1.0, 0.25, 1e-3, 1e9, n_runs=100, seed=0, common_random_numbers=False)
+    assert never.params["rounds"] == 1 and never.params["drawn"] == 100
+
+
+def test_defaults_are_no_restart_cost_exponential_failures_and_seed_0():
+    args = (3.0, 0.3, 0.01, 1.0)
+    base = simulate_job(*args, n_runs=400)
+    for other in (simulate_job(*args, 0.0, n_runs=400, seed=0),
+                  simulate_job(*args, n_runs=400, distribution="weibull"),  # shape 1: the exponential
+                  simulate_job(*args, n_runs=400, distribution="weibull", shape=1.0)):
+        np.testing.assert_allclose(other.wall, base.wall, rtol=1e-12)
+    assert simulate_job(*args).n_runs == 10_000
+    ref = simulate_job_reference(*args)
+    assert ref.n_runs == 100
+    for other in (simulate_job_reference(*args, 0.0, n_runs=100, seed=0), simulate_job_reference(*args, distribution="weibull")):
+        np.testing.assert_allclose(other.wall, ref.wall, rtol=1e-12)
+
+
+def test_results_are_immutable():
+    import dataclasses
+
+    res = simulate_job(1.0, 0.5, 0.01, 1.0, n_runs=10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.wall = res.wall * 0
+
+
 def test_result_helpers():
     res = simulate_job(5.0, 0.5, 0.05, 2.0, 0.1, n_runs=500, seed=0)
     assert res.mean("wall") == pytest.approx(float(np.mean(res.wall)))
