@@ -4,6 +4,7 @@ its Weibull, seeding and validation behaviour."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -166,6 +167,10 @@ def test_result_helpers():
     assert sum(res.breakdown().values()) == pytest.approx(res.mean())
     with pytest.raises(ValueError, match="field"):
         res.mean("nonsense")
+    one = simulate_job(5.0, 0.5, 0.05, 2.0, 0.1, n_runs=1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one run has no standard error: NaN, without numpy's ddof warning
+        assert math.isnan(one.stderr()) and one.mean() == one.wall[0]
 
 
 def test_no_failures_possible_means_no_waste_but_writes():
