@@ -41,6 +41,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -49,7 +50,7 @@ from pathlib import Path
 
 from machine import machine  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
-from course_lib.faultlab import Failure, run_lab
+from course_lib.faultlab import Failure, LabConfig, run_lab
 
 OUT = Path(__file__).resolve().parent / "results"
 SCALE = 10  # fleet-scale seconds per benchmark second
@@ -86,19 +87,18 @@ def one_run(setting: dict, scenario: str, work: Path) -> dict:
     every = max(int(round(setting["interval_s"] / STEP_S)), 2)
     fail_step = every // 2 + 1  # after the step-0 checkpoint: the rewind is half an interval
     failure = Failure("hang" if scenario == "hang" else "kill", fail_step, rank=1)
-    res = run_lab(
+    config = LabConfig(
         steps=fail_step + 3,
         ckpt_every=every,
-        failures=[failure],
+        failures=(failure,),
         collective_timeout_s=setting["collective_timeout_s"],
         monitor_interval_s=setting["monitor_interval_s"],
         snapshot=setting["snapshot"],
         step_compute_s=STEP_S,
         state_mb=STATE_MB,
-        run_dir=work,
-        timeout_s=600,
-        keep_files=False,
     )
+    res = run_lab(config, run_dir=work, timeout_s=600)
+    shutil.rmtree(work / "ckpt", ignore_errors=True)  # the checkpoints (STATE_MB each) are not needed after the run
     (m,) = res.restarts
     return {**m.stages_s(), "total_s": m.total_s, "peer_noticed_s": m.peer_noticed_s,
             "steps_recomputed": m.steps_recomputed, "step_time_s": m.step_time_s, "reload_source": m.reload_source}

@@ -68,7 +68,7 @@ def _check(name: str, value, *, allow_zero: bool = False):
         bound = "> 0" if not allow_zero else ">= 0"
         bad = ~np.isfinite(arr) | ((arr < 0) if allow_zero else (arr <= 0))
         if arr.size == 0 or bad.any():
-            first = arr[bad][0] if bad.any() else "an empty array"
+            first = arr[bad][0].item() if bad.any() else "an empty array"
             raise ValueError(f"{name} must be a finite number {bound} (got {first!r})")
         return arr
     if isinstance(value, np.generic):

@@ -41,4 +41,10 @@ def test_symbolic_grading():
     assert grade_expr(sympy.sqrt(2) * sympy.sqrt(d) * sympy.sqrt(M), right).ok
     fb = grade_expr(sympy.sqrt(d * M), right, mistakes=[(sympy.sqrt(d * M), "lost the factor 2 from the mean rewind tau/2")])
     assert not fb.ok and "factor 2" in fb.message
-    assert isinstance(grade_expr(None, right), Feedback)
+    for placeholder in (None, ...):  # not yet answered: not accepted, and told so
+        fb = grade_expr(placeholder, right, exercise="Young")
+        assert isinstance(fb, Feedback) and not fb.ok and "no answer yet" in fb.message and fb.exercise == "Young"
+    fb = grade_expr(object(), right)
+    assert not fb.ok and "expected a sympy expression" in fb.message
+    fb = grade_expr(2 * d * M, right, fallback="redo the square root")  # a wrong answer no hint foresaw
+    assert not fb.ok and "redo the square root" in fb.message

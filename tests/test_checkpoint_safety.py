@@ -1,4 +1,6 @@
 """Checksums, truncation, latest-good fallback and SIGKILL mid-save, for the safe writer and for DCP."""
+import os
+import select
 import signal
 import subprocess
 import sys
@@ -131,18 +133,54 @@ def _start_writer(kind, d):
            "from course_lib.checkpoint.dcp_safe import DcpCheckpointStore\n" \
            "from course_lib.checkpoint.state import toy_state\n" \
            f"SIZE = {SIZE}\nd = sys.argv[1]\n" + textwrap.dedent(_WRITER[kind])
-    return subprocess.Popen([sys.executable, "-c", code, str(d)], stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-c", code, str(d)], stdout=subprocess.PIPE, bufsize=0)
+
+
+def _read_line_before(proc, deadline: float) -> str:
+    """The first line ``proc`` prints, or AssertionError at ``deadline`` (time.monotonic()) if it prints
+    none by then: select() waits with a timeout, so a stuck writer fails the test instead of hanging it."""
+    fd, buf = proc.stdout.fileno(), b""
+    while b"\n" not in buf:
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], max(left, 0.0))
+        if not ready:
+            raise AssertionError(f"no line from pid {proc.pid} before the deadline (got {buf!r})")
+        chunk = os.read(fd, 4096)
+        if not chunk:  # the writer exited
+            break
+        buf += chunk
+    return buf.decode(errors="replace").split("\n", 1)[0]
+
+
+def _kill(procs):
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+        proc.stdout.close()
+
+
+def test_the_writer_deadline_fires():
+    """A writer that never reaches its mark fails the test at the deadline instead of hanging it."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], stdout=subprocess.PIPE, bufsize=0)
+    try:
+        with pytest.raises(AssertionError, match="before the deadline"):
+            _read_line_before(proc, time.monotonic() + 0.5)
+        assert proc.poll() is None  # it was the deadline, not the writer's exit
+    finally:
+        _kill([proc])
 
 
 def test_sigkill_mid_save_leaves_previous_checkpoint(tmp_path):
     procs = {kind: _start_writer(kind, tmp_path / kind) for kind in _WRITER}  # both at once: one torch import time
-    for kind, proc in procs.items():
-        deadline = time.monotonic() + 60
-        line = proc.stdout.readline()
-        assert line.strip() == "MID-SAVE", f"{kind} writer did not reach the middle of its save"
-        assert time.monotonic() < deadline
-        proc.send_signal(signal.SIGKILL)
-        assert proc.wait(timeout=30) == -signal.SIGKILL
+    try:
+        for kind, proc in procs.items():
+            line = _read_line_before(proc, deadline=time.monotonic() + 60)
+            assert line.strip() == "MID-SAVE", f"{kind} writer did not reach the middle of its save (printed {line!r})"
+            proc.send_signal(signal.SIGKILL)
+            assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        _kill(procs.values())
     s1 = toy_state(SIZE, seed=1)
 
     safe = CheckpointStore(tmp_path / "safe", keep=3)

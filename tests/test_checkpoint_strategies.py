@@ -4,9 +4,11 @@ import math
 import pytest
 import torch
 
+from course_lib.checkpoint import strategies
 from course_lib.checkpoint.bench import ratios, run_benchmark, summarize
+from course_lib.checkpoint.dcp_safe import DcpCheckpointStore
 from course_lib.checkpoint.safe import CheckpointStore
-from course_lib.checkpoint.state import empty_like_state, states_equal, toy_state
+from course_lib.checkpoint.state import POISON, empty_like_state, iter_tensors, poison_state, states_equal, toy_state
 from course_lib.checkpoint.strategies import STRATEGIES, SnapshotCheckpointer, make_strategy, measure
 
 SIZE = 64 * 1024
@@ -27,6 +29,50 @@ def test_round_trip_is_bit_exact(tmp_path, name):
         else:
             assert r["durable_s"] >= r["blocking_s"] and r["reload_s"] >= 0
         assert math.isnan(r["dcp_call_s"]) == (name not in ("dcp", "dcp_async"))
+
+
+def test_poisoned_state_equals_no_real_state():
+    state = toy_state(SIZE, seed=5)
+    poisoned = poison_state(empty_like_state(state))
+    assert poisoned["step"] is POISON and POISON != 5 and POISON == POISON
+    for _, t in iter_tensors(poisoned):
+        assert torch.all(t.view(torch.uint8) == 0xFF)
+        assert not t.is_floating_point() or torch.isnan(t).all()
+    assert not states_equal(poisoned, state)
+    # one tensor poisoned is enough to fail the comparison
+    partly = toy_state(SIZE, seed=5)
+    poison_state(partly["optim"])
+    assert not states_equal(partly, state)
+
+
+def test_a_dcp_reload_that_writes_nothing_is_caught(tmp_path, monkeypatch):
+    """dcp and dcp_async reload into one shared template: after the first real reload it already holds
+    the right bytes, so a later reload that loads nothing must still fail the check (the template is
+    poisoned before every save)."""
+    original = DcpCheckpointStore.load_latest_good
+
+    def fake(self, template):
+        fake.calls += 1
+        if fake.calls == 1:
+            return original(self, template)
+        return (max(self.steps()), template)  # claims success, loads nothing
+
+    fake.calls = 0
+    monkeypatch.setattr(DcpCheckpointStore, "load_latest_good", fake)
+    rows = measure(["dcp", "dcp_async"], toy_state(SIZE, seed=5), tmp_path, repeats=2, verify=True)
+    assert [(r["strategy"], r["repeat"], r["bit_exact"]) for r in rows] == [
+        ("dcp", 0, True), ("dcp", 1, False), ("dcp_async", 0, False), ("dcp_async", 1, False)]
+
+
+def test_a_bare_copy_that_copies_nothing_is_caught(tmp_path, monkeypatch):
+    original = strategies._BareCopy.start
+
+    def fake(self, step):  # copies at the first save only, then returns as if it had
+        return original(self, step) if step == 1 else strategies._Done()
+
+    monkeypatch.setattr(strategies._BareCopy, "start", fake)
+    rows = measure("bare_copy", toy_state(SIZE, seed=5), tmp_path, repeats=3, verify=True)
+    assert [r["bit_exact"] for r in rows] == [True, False, False]
 
 
 def test_snapshot_is_independent_of_later_updates(tmp_path):

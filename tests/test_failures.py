@@ -46,6 +46,17 @@ def test_higher_confidence_is_wider(conf1, extra, events):
     assert lo2 <= lo1 and hi2 > hi1
 
 
+@pytest.mark.parametrize("events", [1, 2, 10, 419])
+@pytest.mark.parametrize("conf", [0.8, 0.95, 0.99])
+def test_garwood_bounds_are_the_means_that_make_the_count_just_unlikely(events, conf):
+    """Garwood's definition: the low bound is the mean under which a count >= k has probability alpha/2,
+    the high bound the mean under which a count <= k has probability alpha/2."""
+    low, high = f.poisson_ci(events, conf)
+    alpha = 1 - conf
+    assert stats.poisson.sf(events - 1, low) == pytest.approx(alpha / 2, rel=1e-9)
+    assert stats.poisson.cdf(events, high) == pytest.approx(alpha / 2, rel=1e-9)
+
+
 def test_zero_events_upper_bound_closed_form():
     # For k = 0 the Garwood upper bound solves exp(-mu) = alpha/2: mu = -ln(alpha/2).
     assert f.poisson_ci(0, 0.95)[1] == pytest.approx(-math.log(0.025), rel=1e-10)
@@ -125,6 +136,41 @@ def test_weibull_cdf_pdf_match_scipy(k, s, x):
     assert f.weibull_pdf(t, k, s) == pytest.approx(f.weibull_hazard(t, k, s) * stats.weibull_min.sf(t, k, scale=s), rel=1e-9, abs=1e-300)
 
 
+@pytest.mark.parametrize("k", [0.5, 1.0, 2.5])
+def test_weibull_cdf_at_zero_and_on_arrays(k):
+    s = 3.0
+    assert f.weibull_cdf(0.0, k, s) == 0.0 and f.weibull_cdf(0, k, s) == 0.0  # nothing has failed at age 0
+    t = np.array([0.0, 0.3, 3.0, 30.0])
+    cdf = f.weibull_cdf(t, k, s)
+    assert isinstance(cdf, np.ndarray) and cdf.shape == t.shape
+    np.testing.assert_allclose(cdf, stats.weibull_min.cdf(t, k, scale=s), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(cdf, [f.weibull_cdf(float(x), k, s) for x in t], rtol=1e-12, atol=0)  # = the scalar calls
+    assert f.weibull_cdf(s, k, s) == pytest.approx(1 - math.exp(-1), rel=1e-15)  # at the scale, whatever the shape
+    ages = t[1:]
+    pdf, hazard = f.weibull_pdf(ages, k, s), f.weibull_hazard(ages, k, s)
+    assert isinstance(pdf, np.ndarray) and isinstance(hazard, np.ndarray)
+    np.testing.assert_allclose(pdf, stats.weibull_min.pdf(ages, k, scale=s), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(hazard, pdf / stats.weibull_min.sf(ages, k, scale=s), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(pdf, [f.weibull_pdf(float(x), k, s) for x in ages], rtol=1e-12, atol=0)
+    assert isinstance(f.weibull_pdf(1.0, k, s), float) and isinstance(f.weibull_hazard(1.0, k, s), float)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: f.weibull_pdf(0.0, 0.7, 1.0), "t must be finite times > 0 (got 0.0)"),  # the density is infinite there for k < 1
+        (lambda: f.weibull_hazard([1.0, 0.0], 0.7, 1.0), "t must be finite times > 0 (got [1.0, 0.0])"),
+        (lambda: f.weibull_cdf([0.0, -1.0], 0.7, 1.0), "t must be finite times >= 0 (got [0.0, -1.0])"),
+        (lambda: f.weibull_cdf([], 0.7, 1.0), "t must be finite times >= 0 (got [])"),
+        (lambda: f.weibull_pdf([2.0, math.inf], 0.7, 1.0), "t must be finite times > 0 (got [2.0, inf])"),
+    ],
+)
+def test_weibull_ages_are_checked_with_their_allowed_range(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
 def test_infant_mortality_fleet_fails_sooner():
     rate = 5e-4
     s = f.weibull_scale_for_mean(0.7, 1 / rate)
@@ -143,12 +189,26 @@ def test_min_of_weibulls_monte_carlo(n, shape, scale):
 
 
 def test_sampler_is_reproducible_and_chunk_independent():
-    a = f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 1.0, chunk_elements=100)
-    b = f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 1.0, chunk_elements=100)
-    assert np.array_equal(a, b)
+    """The same seed gives the same draws whatever the chunk size: one row per chunk, 3 rows, 7 rows
+    (the last chunk short), everything in one chunk."""
+    draws = [f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 2.0, chunk_elements=c)
+             for c in (100, 300, 799, 2**22)]
+    for other in draws[1:]:
+        np.testing.assert_array_equal(other, draws[0])
+    assert np.array_equal(draws[0], f.sample_fleet_first_failure(np.random.default_rng(1), 100, 50, 0.7, 2.0))
+    assert not np.array_equal(draws[0], f.sample_fleet_first_failure(np.random.default_rng(2), 100, 50, 0.7, 2.0))
+    # each draw is the minimum of its row of per-GPU lifetimes, times the scale
+    rng = np.random.default_rng(1)
+    np.testing.assert_array_equal(draws[0], 2.0 * rng.weibull(0.7, size=(50, 100)).min(axis=1))
 
 
 # ---------------------------------------------------------------- Table 5 and logs
+def test_sampler_defaults_to_unit_exponential_lifetimes():
+    a = f.sample_fleet_first_failure(np.random.default_rng(4), 8, 20)
+    b = f.sample_fleet_first_failure(np.random.default_rng(4), 8, 20, shape=1.0, scale=1.0)
+    np.testing.assert_array_equal(a, b)
+
+
 def test_table5_erratum_from_counts():
     e = f.table5_erratum()
     assert e.total_count == 419
@@ -166,9 +226,41 @@ def test_shares_sum_to_one(counts):
     assert np.all(shares >= 0)
 
 
+def test_shares_closed_form():
+    np.testing.assert_array_equal(f.shares_from_counts([1, 3]), [0.25, 0.75])
+    np.testing.assert_array_equal(f.shares_from_counts([0, 1, 0]), [0.0, 1.0, 0.0])  # a total of one count
+
+
 def test_category_counts_sorted_and_total():
     got = f.category_counts(["a", "b", "a", "c"], [1, 5, 2, 3])
     assert got == [("b", 5), ("a", 3), ("c", 3)]
+    assert f.category_counts(["c", "a", "b"], [3, 3, 1]) == [("a", 3), ("c", 3), ("b", 1)]  # ties by name
+
+
+def test_results_are_immutable_values():
+    import dataclasses
+
+    e = f.table5_erratum()
+    r = f.log_rates()[0]
+    for obj, name in ((e, "total_count"), (r, "rate_low")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, name, 0)
+
+
+def test_table5_erratum_needs_a_gpu_category_of_the_table():
+    with pytest.raises(ValueError, match=r"^gpu_category must name a category of the table \(got 'TPU'"):
+        f.table5_erratum(gpu_category="TPU")
+
+
+def test_log_rates_reject_a_high_count_below_the_low_one():
+    from types import SimpleNamespace
+
+    row = {"run": "X", "published_per_1000_node_days": math.nan, "gpus": 100, "period_days": 10, "events_low": 5,
+           "events_high": 4, "gpus_per_node": 8, "counted": "", "assumption": "", "source": "", "label": "X"}
+    with pytest.raises(ValueError, match=r"^events_high \(X\) must be >= events_low \(got 4 < 5\)"):
+        f.log_rates(SimpleNamespace(rows=[row]))
+    (ok,) = f.log_rates(SimpleNamespace(rows=[{**row, "events_high": 5}]))
+    assert ok.rate_low == ok.rate_high == pytest.approx(5 / 1000)
 
 
 def test_log_rates():
@@ -224,9 +316,6 @@ BAD = [
     (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=3, size=0), "size"),
     (f.sample_fleet_first_failure, dict(rng=np.random.default_rng(0), n_gpus=3, size=3, shape=-1), "shape"),
     (f.sample_fleet_first_failure, dict(rng=0, n_gpus=3, size=3), "rng"),
-    (f.shares_from_counts, dict(counts=[1, -1]), "counts"),
-    (f.shares_from_counts, dict(counts=[0, 0]), "counts"),
-    (f.shares_from_counts, dict(counts=[]), "counts"),
     (f.category_counts, dict(categories=["a"], counts=[-1]), "counts"),
     (f.log_rates, dict(confidence=1.0), "confidence"),
 ]
@@ -236,6 +325,27 @@ BAD = [
 def test_bad_input_names_parameter(func, kwargs, name):
     with pytest.raises(ValueError, match=rf"^{name}\b"):
         func(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "func, kwargs, check",
+    [
+        # each input fails only the check it is for: [2, -1] has a positive total, so only the
+        # negative-count check can reject it; [] and [[1, 2]] are caught by the shape check
+        (f.shares_from_counts, dict(counts=[]), "counts must be a non-empty 1-D sequence of counts >= 0 (got [])"),
+        (f.shares_from_counts, dict(counts=[[1, 2]]), "counts must be a non-empty 1-D sequence of counts >= 0 (got [[1, 2]])"),
+        (f.shares_from_counts, dict(counts=[2, -1]), "counts must be finite counts >= 0 (got [2, -1])"),
+        (f.shares_from_counts, dict(counts=[2, math.nan]), "counts must be finite counts >= 0 (got [2, nan])"),
+        (f.shares_from_counts, dict(counts=[0, 0]), "counts must have a total > 0 (got [0, 0])"),
+        (f.category_counts, dict(categories=["a"], counts=[-1]), "counts must be an integer >= 0 (got -1)"),
+        (f.category_counts, dict(categories=["a", "b"], counts=[1]), "categories and counts must be non-empty and of equal length (got 2 and 1)"),
+        (f.category_counts, dict(categories=[], counts=[]), "categories and counts must be non-empty and of equal length (got 0 and 0)"),
+    ],
+)
+def test_each_bad_count_input_hits_the_check_it_names(func, kwargs, check):
+    with pytest.raises(ValueError) as err:
+        func(**kwargs)
+    assert str(err.value) == check
 
 
 @settings(max_examples=50)

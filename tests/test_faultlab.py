@@ -13,9 +13,11 @@ from course_lib.faultlab import (
     STAGE_NAMES,
     Failure,
     LabConfig,
+    LabResult,
     read_events,
     restart_stages,
     run_lab,
+    same_final_state,
     to_restart_stages,
 )
 from course_lib.faultlab.events import EventLog
@@ -50,11 +52,11 @@ def test_bad_settings_are_rejected_naming_the_parameter(kw, name):
 
 
 def test_run_lab_validates_before_starting_anything(tmp_path):
-    with pytest.raises(ValueError, match="snapshot"):
-        run_lab(snapshot="tape", run_dir=tmp_path)
-    with pytest.raises(ValueError, match="timeout_s"):
-        run_lab(timeout_s=0, run_dir=tmp_path)
-    assert not (tmp_path / "events.jsonl").exists()
+    with pytest.raises(ValueError, match="^config must be a LabConfig"):
+        run_lab({"steps": 4}, run_dir=tmp_path)
+    with pytest.raises(ValueError, match="^timeout_s"):
+        run_lab(LabConfig(steps=4), timeout_s=0, run_dir=tmp_path)
+    assert not list(tmp_path.iterdir())  # nothing written, nothing started
 
 
 def test_failure_progress_and_writer_rank():
@@ -84,6 +86,36 @@ def test_config_json_round_trip(steps, every, timeout, monitor, snapshot, failur
                     snapshot=snapshot, failures=failures)
     assert LabConfig.from_json(cfg.to_json()) == cfg
     assert cfg.max_restarts == len(failures)
+
+
+# ----- comparing two runs' final states -----
+def _final(tmp_path, name, *, rng_bump=None, ranks=2):
+    """A LabResult whose final file holds a fixed state; ``rng_bump`` alters one byte of that rank's RNG state."""
+    import torch
+
+    from course_lib.checkpoint.safe import save_checkpoint
+
+    gen = torch.Generator().manual_seed(3)
+    model = {"0.weight": torch.randn(4, 3, generator=gen), "0.bias": torch.randn(4, generator=gen)}
+    optim = {"state": {0: {"momentum_buffer": torch.randn(4, 3, generator=gen)}}, "param_groups": [{"lr": 0.05, "params": [0]}]}
+    rng = [torch.Generator().manual_seed(100 + r).get_state() for r in range(ranks)]
+    if rng_bump is not None:
+        rng[rng_bump][-1] ^= 1
+    path = tmp_path / f"{name}.pt"
+    save_checkpoint({"step": 24, "applied": 24, "model": model, "optim": optim, "rng": rng}, path)
+    return LabResult(config=LabConfig(), events=[], restarts=[], final_digest=name, final_path=path, applied=24,
+                     wall_s=0.0, run_dir=tmp_path, returncode=0)
+
+
+def test_same_final_state_compares_every_ranks_rng_state(tmp_path):
+    ref = _final(tmp_path, "ref")
+    assert same_final_state(ref, _final(tmp_path, "same")) == {
+        "params": True, "optimizer": True, "rng": True, "applied": (24, 24), "digest": False}
+    for other in (_final(tmp_path, "rank0", rng_bump=0), _final(tmp_path, "rank1", rng_bump=1)):
+        cmp = same_final_state(ref, other)
+        assert cmp["params"] and cmp["optimizer"] and not cmp["rng"]
+    # a final state that keeps fewer RNG states than the job has ranks does not compare equal
+    assert not same_final_state(_final(tmp_path, "one", ranks=1), _final(tmp_path, "one'", ranks=1))["rng"]
 
 
 # ----- event log -----

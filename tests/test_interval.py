@@ -27,6 +27,7 @@ def test_derive_young_symbolically():
     assert sp.simplify(d.waste_star - (sp.sqrt(2 * delta / M) + R / M)) == 0
     assert sp.simplify(d.derivative.subs(tau, d.tau_star)) == 0
     assert d.second_derivative.is_positive  # a minimum, for every positive delta and M
+    assert d.waste_star.is_positive  # for every admissible input: delta, M > 0 and a restart cost R >= 0
     assert R not in d.tau_star.free_symbols  # R drops out of the optimum ...
     assert R in d.waste_star.free_symbols  # ... but not out of the waste
 
@@ -57,7 +58,7 @@ def test_exact_optimum_solves_dalys_condition(ratio, m):
 @pytest.mark.parametrize("ratio", [1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 2.0, 10.0])
 @pytest.mark.parametrize("restart", [0.0, 0.2])
 def test_exact_optimum_minimises_expected_wall_time(ratio, restart):
-    m, work = 1.0, 1.0
+    m = 1.0
     delta = ratio * m
 
     def per_work(t):  # expected wall time per unit of work for whole intervals (Daly's form)
@@ -70,7 +71,6 @@ def test_exact_optimum_minimises_expected_wall_time(ratio, restart):
     # and expected_wall_time is Daly's form for whole intervals
     n = 7
     assert iv.expected_wall_time(n * tau, tau, delta, m, restart) == pytest.approx(n * tau * per_work(tau), rel=1e-12)
-    assert work > 0
 
 
 def test_exact_optimum_limits():
@@ -80,15 +80,23 @@ def test_exact_optimum_limits():
     assert iv.optimal_interval_exact(50 * m, m) == pytest.approx(m, rel=1e-12)  # large: tends to M
 
 
+SERIES_SWITCH = 1e-5  # below this delta/M the branch-point series is used (relative error < 1e-13)
+
+
+@pytest.mark.parametrize("m", [3.0, 0.7, 1e4])
 @pytest.mark.parametrize("ratio", [1e-12, 1e-9, 3e-6, 1e-5 * (1 - 1e-9), 1e-5 * (1 + 1e-9), 1e-4, 0.3, 3.0])
-def test_exact_optimum_to_full_precision(ratio):
-    """Against 50-digit Lambert W, on both sides of the switch to the branch-point series."""
+def test_exact_optimum_to_full_precision(ratio, m):
+    """Against 50-digit Lambert W, on both sides of the switch to the branch-point series, at several M.
+
+    abs=0: pytest's default abs=1e-12 would dominate at these magnitudes (tau ~ 1e-6 M). The series
+    is held to its documented 1e-13; Lambert W just above the branch point loses digits
+    (the argument -e^{-1-a} is rounded next to -1/e), 5e-12 there."""
     import mpmath
 
     mpmath.mp.dps = 50
-    m = 3.0
     ref = m * (1 + mpmath.lambertw(-mpmath.exp(-mpmath.mpf(ratio) - 1)).real)
-    assert iv.optimal_interval_exact(ratio * m, m) == pytest.approx(float(ref), rel=5e-12)
+    rel = 1e-13 if ratio < SERIES_SWITCH else 5e-12
+    assert iv.optimal_interval_exact(ratio * m, m) == pytest.approx(float(ref), rel=rel, abs=0)
 
 
 def test_daly_estimate_between_young_and_exact():
@@ -100,6 +108,63 @@ def test_daly_estimate_between_young_and_exact():
     assert np.all(np.abs(daly - exact) < np.abs(young - exact))
     assert np.all(np.abs(daly / exact - 1) < 0.01)  # within 1 % up to delta/M = 0.5
     assert iv.daly_interval(2.0, 1.0) == 1.0 and iv.daly_interval(5.0, 1.0) == 1.0  # delta >= 2M -> M
+
+
+@pytest.mark.parametrize("m", [0.5, 10.0, 720.0])
+@pytest.mark.parametrize("ratio", [1e-4, 0.02, 0.5, 1.9])
+def test_daly_estimate_closed_form_at_several_mtbfs(ratio, m):
+    """Daly (2006): tau = sqrt(2 delta M) [1 + xi/3 + xi^2/9] - delta with xi = sqrt(delta / (2M))."""
+    delta = ratio * m
+    xi = math.sqrt(delta / (2 * m))
+    expected = math.sqrt(2 * delta * m) * (1 + xi / 3 + xi**2 / 9) - delta
+    assert iv.daly_interval(delta, m) == pytest.approx(expected, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("m", [0.5, 10.0, 720.0])
+def test_daly_estimate_is_the_mtbf_from_delta_2m_on(m):
+    assert iv.daly_interval(2 * m, m) == m and iv.daly_interval(7 * m, m) == m
+    below = iv.daly_interval(1.99 * m, m)
+    assert below != m and below == pytest.approx(m * (math.sqrt(3.98) * (1 + math.sqrt(0.995) / 3 + 0.995 / 9) - 1.99), rel=1e-12)
+    np.testing.assert_array_equal(iv.daly_interval(np.array([2.0, 3.0]) * m, m), [m, m])
+
+
+# ----- every time scales with M: a change of time unit changes no answer -------------------------------
+SCALES = [0.01, 7.0, 1e3]
+
+
+@pytest.mark.parametrize("c", SCALES)
+@pytest.mark.parametrize("delta, m", [(1e-4, 1.0), (0.05, 2.0), (0.6, 1.0)])
+def test_optimal_intervals_scale_with_the_mtbf(c, delta, m):
+    for f in (iv.young_interval, iv.daly_interval, iv.optimal_interval_exact):
+        assert f(c * delta, c * m) == pytest.approx(c * f(delta, m), rel=1e-12, abs=0), f.__name__
+    tau = iv.optimal_interval_exact(delta, m)
+    assert iv.bounded_interval(c * delta, c * m, c * 2 * tau) == pytest.approx(c * 2 * tau, rel=1e-12, abs=0)
+    assert iv.write_cost_for_interval(c * tau, c * m) == pytest.approx(c * iv.write_cost_for_interval(tau, m), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("c", SCALES)
+@pytest.mark.parametrize("work, tau, delta, m, r", [(10.0, 0.3, 0.01, 1.0, 0.1), (5.25, 1.0, 0.1, 10.0, 0.5), (3.0, 2.0, 0.5, 0.8, 0.0)])
+def test_wall_time_scales_and_waste_is_dimensionless(c, work, tau, delta, m, r):
+    t = iv.expected_wall_time(work, tau, delta, m, r)
+    assert iv.expected_wall_time(c * work, c * tau, c * delta, c * m, c * r) == pytest.approx(c * t, rel=1e-12, abs=0)
+    for f in (iv.expected_waste, iv.waste_fraction):
+        assert f(c * tau, c * delta, c * m, c * r) == pytest.approx(f(tau, delta, m, r), rel=1e-12, abs=0), f.__name__
+    assert iv.stalled_waste(c * tau, c * delta, c * m, c * 2 * tau, c * r) == pytest.approx(
+        iv.stalled_waste(tau, delta, m, 2 * tau, r), rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("m", [0.25, 1.0, 40.0])
+@pytest.mark.parametrize("r", [0.0, 0.3])
+def test_wall_time_closed_form_at_several_mtbfs(m, r):
+    """Daly's complete model for whole intervals, T = M e^{R/M} (e^{(tau+delta)/M} - 1) work/tau, and its waste T/work - 1."""
+    tau, delta, n = 0.4 * m, 0.01 * m, 6
+    expected = m * math.exp(r) * math.expm1((tau + delta) / m) * n  # R = r M
+    assert iv.expected_wall_time(n * tau, tau, delta, m, r * m) == pytest.approx(expected, rel=1e-12, abs=0)
+    assert iv.expected_waste(tau, delta, m, r * m) == pytest.approx(expected / (n * tau) - 1, rel=1e-12, abs=0)
+    # the default is no restart cost
+    assert iv.expected_wall_time(n * tau, tau, delta, m) == iv.expected_wall_time(n * tau, tau, delta, m, 0.0)
+    assert iv.expected_waste(tau, delta, m) == iv.expected_waste(tau, delta, m, 0.0)
+    assert iv.waste_fraction(tau, delta, m) == iv.waste_fraction(tau, delta, m, 0.0)
 
 
 @given(ratio=st.floats(1e-6, 0.01), r=st.floats(0, 0.01))
@@ -135,6 +200,29 @@ def test_restart_drops_out_of_the_optimum_but_not_the_waste():
     assert iv.expected_waste(0.2, delta, m, 0.3) > iv.expected_waste(0.2, delta, m, 0.0)
 
 
+def test_split_work_rounds_away_only_what_is_within_1e9_relative():
+    # of zero: a remainder up to 1e-9 x work is floating-point noise, a larger one is work
+    assert iv.split_work(1 + 0.5e-9, 1.0) == (1, 0.0)
+    n, r = iv.split_work(1 + 1.5e-9, 1.0)
+    assert n == 1 and r == pytest.approx(1.5e-9, rel=1e-6)
+    assert iv.split_work(1000 + 5e-7, 1.0) == (1000, 0.0)  # relative to the work, not absolute
+    # of a whole interval: a quotient within 1e-9 below a whole number is that number
+    assert iv.split_work(3 - 0.5e-9, 1.0) == (3, 0.0)
+    n, r = iv.split_work(3 - 1.5e-9, 1.0)
+    assert n == 2 and r == pytest.approx(1 - 1.5e-9, rel=1e-15)
+    for work, tau in [(7.3, 0.6), (1e4, 3.0), (0.05, 0.011)]:
+        n, r = iv.split_work(work, tau)
+        assert 0 <= r < tau and n * tau + r == pytest.approx(work, rel=1e-12)
+
+
+@pytest.mark.parametrize("m", [0.5, 720.0])
+@pytest.mark.parametrize("tau", [0.3, 1.0, 17.0])
+def test_write_cost_for_interval_makes_it_young_optimal(tau, m):
+    delta = iv.write_cost_for_interval(tau, m)
+    assert delta == pytest.approx(tau**2 / (2 * m), rel=1e-12, abs=0)
+    assert iv.young_interval(delta, m) == pytest.approx(tau, rel=1e-12, abs=0)
+
+
 def test_bounded_interval_and_write_cost_for_interval():
     m = 720.0
     delta = iv.write_cost_for_interval(1.0, m)
@@ -149,6 +237,12 @@ def test_arrays_broadcast():
     w = iv.waste_fraction(np.array([1.0, 2.0]), 0.1, 10.0)
     assert isinstance(w, np.ndarray) and w.shape == (2,)
     assert isinstance(iv.waste_fraction(1.0, 0.1, 10.0), float)
+    # arrays hold the same values as the scalar calls, small values and a zero restart included
+    taus, restarts = np.array([0.05, 0.5, 3.0]), np.array([0.0, 0.2, 0.7])
+    for f in (iv.waste_fraction, iv.expected_waste):
+        got = f(taus, 0.01, 4.0, restarts)
+        assert got.tolist() == [f(float(t), 0.01, 4.0, float(r)) for t, r in zip(taus, restarts)]
+    assert iv.young_interval([0.5, 0.02], 0.3).tolist() == [iv.young_interval(0.5, 0.3), iv.young_interval(0.02, 0.3)]
 
 
 # ----- validation -------------------------------------------------------------------------------
@@ -182,6 +276,23 @@ def test_bad_input_names_the_parameter(call, name):
         call()
 
 
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: iv.waste_fraction(np.array([1.0, 0.0]), 1, 1), "interval must be a finite number > 0 (got 0.0)"),
+        (lambda: iv.waste_fraction([1.0, math.inf], 1, 1), "interval must be a finite number > 0 (got inf)"),
+        (lambda: iv.waste_fraction(np.array([]), 1, 1), "interval must be a finite number > 0 (got 'an empty array')"),
+        (lambda: iv.waste_fraction(1, 1, 1, [0.0, -0.5]), "restart must be a finite number >= 0 (got -0.5)"),
+        (lambda: iv.expected_waste(1, 1, 1, np.array([math.nan])), "restart must be a finite number >= 0 (got nan)"),
+        (lambda: iv.young_interval(np.float64(-1.0), 1), "write_cost must be a finite number > 0 (got -1.0)"),
+    ],
+)
+def test_bad_arrays_name_the_parameter_and_the_allowed_range(call, message):
+    with pytest.raises(ValueError) as err:
+        call()
+    assert str(err.value) == message
+
+
 # ----- the dashboard's text comes from the tested functions ---------------------------------------
 def test_interval_dashboard_numbers():
     from course_lib.widgets import interval as wi
@@ -208,3 +319,14 @@ def test_stalled_waste():
     assert w[0] > w[1] > iv.waste_fraction(c, d, m)  # below it the stall wall rises as 1/tau
     with pytest.raises(ValueError, match="copy_time"):
         iv.stalled_waste(1, 1, 1, 0)
+
+
+@pytest.mark.parametrize("r", [0.05, 2.0])
+def test_stalled_waste_with_a_restart_cost(r):
+    """The restart cost adds R/M per unit of work, stalled or not."""
+    m, d, c = 720.0, 1e-4, 0.01
+    taus = np.array([0.002, 0.005, 0.02, 0.5])
+    with_r = iv.stalled_waste(taus, d, m, c, r)
+    np.testing.assert_allclose(with_r - iv.stalled_waste(taus, d, m, c), r / m, rtol=1e-9)
+    np.testing.assert_allclose(with_r[2:], iv.waste_fraction(taus[2:], d, m, r), rtol=1e-15)
+    assert iv.stalled_waste(taus, d, m, c).tolist() == iv.stalled_waste(taus, d, m, c, 0.0).tolist()

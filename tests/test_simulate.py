@@ -4,11 +4,13 @@ its Weibull, seeding and validation behaviour."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 from course_lib import interval as iv
+from course_lib import simulate as sim
 from course_lib.simulate import SimulationResult, simulate_job, simulate_job_reference, weibull_scale
 
 
@@ -104,8 +106,15 @@ def test_seeding_is_reproducible_and_common_random_numbers_couple_runs():
     for name in SimulationResult.FIELDS:
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
     assert not np.array_equal(a.wall, simulate_job(*args, n_runs=2000, seed=4).wall)
-    c = simulate_job(*args, n_runs=2000, seed=np.random.default_rng(3))  # a Generator works too
-    assert c.n_runs == 2000
+    # a Generator works too: the same runs as the int seed it was made from, and it is consumed
+    gen = np.random.default_rng(3)
+    c = simulate_job(*args, n_runs=2000, seed=gen)
+    for name in SimulationResult.FIELDS:
+        np.testing.assert_array_equal(getattr(c, name), getattr(a, name))
+    assert c.params["seed"] is None and a.params["seed"] == 3
+    assert not np.array_equal(simulate_job(*args, n_runs=2000, seed=gen).wall, a.wall)  # the stream moved on
+    slow = simulate_job_reference(*args, n_runs=20, seed=np.random.default_rng(3))
+    np.testing.assert_array_equal(slow.failures, simulate_job_reference(*args, n_runs=20, seed=3).failures)
     near = simulate_job(10.0, 0.22, 0.02, 1.0, 0.1, n_runs=2000, seed=3)
     assert np.corrcoef(a.wall, near.wall)[0, 1] > 0.8
     free = simulate_job(*args, n_runs=2000, seed=3, common_random_numbers=False)
@@ -113,6 +122,41 @@ def test_seeding_is_reproducible_and_common_random_numbers_couple_runs():
     # without them only the first draw is shared (both start from the same stream)
     assert np.corrcoef(free.wall, freer.wall)[0, 1] < np.corrcoef(a.wall, near.wall)[0, 1] - 0.1
     assert abs(free.mean() - iv.expected_wall_time(*args)) < 3 * free.stderr()
+
+
+def test_rounds_and_draws():
+    """Round k of a run uses its k-th inter-failure time: one for the start, one per failure (during work or
+    a restart). The loop runs as many rounds as the longest run needs; a job that never fails draws one
+    time per run (without common random numbers only the runs still going draw)."""
+    for crn in (True, False):
+        res = simulate_job(10.0, 0.3, 0.01, 1.0, 0.2, n_runs=500, seed=8, common_random_numbers=crn)
+        used = res.failures + res.restart_failures + 1
+        assert res.params["rounds"] == used.max()
+        assert res.params["drawn"] >= used.sum()
+    never = simulate_job(1.0, 0.25, 1e-3, 1e9, n_runs=100, seed=0, common_random_numbers=False)
+    assert never.params["rounds"] == 1 and never.params["drawn"] == 100
+
+
+def test_defaults_are_no_restart_cost_exponential_failures_and_seed_0():
+    args = (3.0, 0.3, 0.01, 1.0)
+    base = simulate_job(*args, n_runs=400)
+    for other in (simulate_job(*args, 0.0, n_runs=400, seed=0),
+                  simulate_job(*args, n_runs=400, distribution="weibull"),  # shape 1: the exponential
+                  simulate_job(*args, n_runs=400, distribution="weibull", shape=1.0)):
+        np.testing.assert_allclose(other.wall, base.wall, rtol=1e-12)
+    assert simulate_job(*args).n_runs == 10_000
+    ref = simulate_job_reference(*args)
+    assert ref.n_runs == 100
+    for other in (simulate_job_reference(*args, 0.0, n_runs=100, seed=0), simulate_job_reference(*args, distribution="weibull")):
+        np.testing.assert_allclose(other.wall, ref.wall, rtol=1e-12)
+
+
+def test_results_are_immutable():
+    import dataclasses
+
+    res = simulate_job(1.0, 0.5, 0.01, 1.0, n_runs=10)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.wall = res.wall * 0
 
 
 def test_result_helpers():
@@ -123,12 +167,26 @@ def test_result_helpers():
     assert sum(res.breakdown().values()) == pytest.approx(res.mean())
     with pytest.raises(ValueError, match="field"):
         res.mean("nonsense")
+    one = simulate_job(5.0, 0.5, 0.05, 2.0, 0.1, n_runs=1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one run has no standard error: NaN, without numpy's ddof warning
+        assert math.isnan(one.stderr()) and one.mean() == one.wall[0]
 
 
 def test_no_failures_possible_means_no_waste_but_writes():
     res = simulate_job(1.0, 0.25, 1e-3, 1e9, 1.0, n_runs=100, seed=0)
     np.testing.assert_allclose(res.wall, 1.0 + 4e-3)
     assert res.failures.sum() == 0 and res.rewound.max() == 0
+
+
+def test_a_job_that_cannot_finish_stops_at_the_round_limit(monkeypatch):
+    """A segment far longer than the MTBF almost never completes: the guard stops the loop with a message
+    that names the cause instead of running for ever (the limit is lowered so that it fires quickly)."""
+    monkeypatch.setattr(sim, "MAX_ROUNDS", 50)
+    with pytest.raises(RuntimeError, match=r"did not finish within 50 failures per run: the segment interval \+ write_cost = 30 is too long for mtbf = 1"):
+        simulate_job(60.0, 20.0, 10.0, 1.0, n_runs=10, seed=0)
+    res = simulate_job(2.0, 0.5, 0.01, 1.0, n_runs=10, seed=0)  # a job that can finish is not stopped
+    assert res.params["rounds"] <= 50 and res.failures.max() < 50
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,8 @@ __all__ = [
     "state_nbytes",
     "iter_tensors",
     "empty_like_state",
+    "poison_state",
+    "POISON",
     "states_equal",
 ]
 
@@ -168,6 +170,44 @@ def empty_like_state(state, device=None, pin_memory: bool = False) -> dict:
         else:
             out[k] = v
     return out
+
+
+class _Poison:
+    """The value :func:`poison_state` puts in non-tensor leaves: equal to nothing but itself."""
+
+    def __eq__(self, other):
+        return other is self
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return "POISON"
+
+
+#: the non-tensor leaf of a poisoned state
+POISON = _Poison()
+
+
+def poison_state(state) -> dict:
+    """Overwrite ``state`` in place so that no real state equals it; returns it.
+
+    Every tensor (a DTensor's local shard) is filled with 0xFF bytes (NaN in bf16 and fp32, -1 in
+    integers) and every non-tensor leaf becomes :data:`POISON`. Reload into a poisoned buffer and a
+    load that writes nothing (or only part) fails :func:`states_equal` instead of passing on what
+    the buffer held before.
+    """
+    for k, v in state.items():
+        if isinstance(v, dict):
+            poison_state(v)
+        elif isinstance(v, torch.Tensor):
+            t = _local(v).detach()
+            if t.is_contiguous():
+                t.view(-1).view(torch.uint8).fill_(0xFF)
+            else:
+                t.fill_(float("nan") if t.is_floating_point() else -1)
+        else:
+            state[k] = POISON
+    return state
 
 
 def states_equal(a, b) -> bool:

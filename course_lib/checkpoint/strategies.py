@@ -35,7 +35,7 @@ import torch
 from .._validate import check_choice, check_int_positive
 from .dcp_safe import DcpCheckpointStore
 from .safe import CheckpointStore
-from .state import empty_like_state, iter_tensors, state_nbytes, states_equal
+from .state import empty_like_state, iter_tensors, poison_state, state_nbytes, states_equal
 
 __all__ = [
     "STRATEGIES",
@@ -185,6 +185,14 @@ class _Strategy:
     def reload(self):
         return None
 
+    def poison(self):
+        """Poison every buffer a later reload (or copy) writes into and the check then reads.
+
+        :func:`measure` calls it before each verified save, outside the timings, so a reload that
+        writes nothing fails the comparison instead of finding the previous save's bytes there.
+        Strategies whose reload returns freshly allocated tensors (torch.load) have none.
+        """
+
     def close(self):
         pass
 
@@ -204,6 +212,9 @@ class _BareCopy(_Strategy):
             nb = t.numel() * t.element_size()
             self._views.append((self.buffer[off:off + nb], t))
             off += nb
+
+    def poison(self):
+        self.buffer.fill_(0xFF)
 
     def start(self, step):
         for dst, t in self._views:
@@ -251,6 +262,9 @@ class _Dcp(_Strategy):
         _sync(self.cuda)
         return None if loaded is None else loaded[1]
 
+    def poison(self):
+        poison_state(self.template)
+
     def close(self):
         self.store.close()
 
@@ -296,6 +310,8 @@ def make_strategy(name: str, state: dict, directory, process_group=None) -> _Str
 
 def _one_save(strategy, r: int, verify: bool, process_group, dist_on: bool, nbytes: int) -> dict:
     step = r + 1
+    if verify:
+        strategy.poison()
     _sync(strategy.cuda)
     if dist_on:
         torch.distributed.barrier(group=process_group)
@@ -337,7 +353,9 @@ def measure(names, state: dict, directory, repeats: int = 3, verify: bool = Fals
 
     Row keys: strategy, repeat, nbytes, blocking_s, durable_s, reload_s (NaN where the strategy
     is not durable), dcp_call_s (the dcp.save / async_save call alone; NaN for others) and,
-    with ``verify``, ``bit_exact`` (the reloaded state equals ``state`` bit for bit).
+    with ``verify``, ``bit_exact`` (the reloaded state equals ``state`` bit for bit; every buffer a
+    reload or copy writes into is poisoned before each save, outside the timings, so the check
+    cannot pass on bytes an earlier save left there).
     Under torchrun every rank calls this; the ranks start each save together (barrier).
     """
     names = [names] if isinstance(names, str) else list(names)
@@ -352,7 +370,7 @@ def measure(names, state: dict, directory, repeats: int = 3, verify: bool = Fals
         template = None
         for name in names:
             st = make_strategy(name, state, directory, process_group)
-            if isinstance(st, _Dcp):  # the two DCP strategies share one reload template
+            if isinstance(st, _Dcp):  # the two DCP strategies share one reload template (poisoned before each save)
                 template = st.template = template if template is not None else st.template
             strategies.append(st)
         for r in range(repeats):

@@ -262,11 +262,12 @@ def main(argv=None) -> int:
                 off += n
             opt.step()
             applied += 1
-            log("step_done", step=step, loss=round(loss.item(), 6))
+            log("step_done", step=step, loss=loss.item())  # the float32 loss exactly (JSON keeps every digit)
             if step % every == 0:
                 checkpoint(step, applied)
-        final = full_state(steps, applied, None)
-        final.pop("rng")
+        rngs = [None] * world  # every rank's RNG state: a resumed run must continue the same streams
+        dist.all_gather_object(rngs, rng_state().cpu())
+        final = full_state(steps, applied, rngs)
         final.pop("ballast")
         dist.barrier()
     except Exception as exc:  # a peer failed: the collective raised (closed connection or timeout)

@@ -1,13 +1,13 @@
 """``run_lab``: one call that runs the training job under torchrun, injects failures and
 measures every restart from the event log (notebook 07; the reliability tests use it too).
 
-    from course_lib.faultlab import Failure, run_lab
-    ref = run_lab(steps=24)                                     # never fails
-    res = run_lab(steps=24, failures=[Failure("kill", 7), Failure("hang", 14, rank=0)],
-                  collective_timeout_s=2.0, snapshot="memory")
+    from course_lib.faultlab import Failure, LabConfig, run_lab
+    ref = run_lab(LabConfig(steps=24))                          # never fails
+    res = run_lab(ref.config.replace(failures=[Failure("kill", 7), Failure("hang", 14, rank=0)],
+                                     collective_timeout_s=2.0, snapshot="memory"))
     res.restarts[0].stages_s()      # {'detect': ..., 'reschedule': ..., 'reload': ..., 'rewind': ...}
     res.stages()                    # the same as course_lib.restart.RestartStages (minutes)
-    same_final_state(ref, res)      # bit-identical parameters and optimizer state?
+    same_final_state(ref, res)      # bit-identical parameters, optimizer and RNG state?
 
 torchrun runs as a subprocess in its own session (process group); every wait is bounded by
 ``timeout_s`` and, whatever happens, the launcher's group and every worker the event log
@@ -46,7 +46,8 @@ class LabResult:
 
     config: the :class:`LabConfig` it ran. events: the event log (dicts, sorted by time).
     restarts: one :class:`MeasuredRestart` per injected failure (seconds).
-    final_digest: sha256 of the final parameters + optimizer state (rank 0's ``done``).
+    final_digest: sha256 of the final parameters, optimizer state and every rank's RNG state
+    (rank 0's ``done``).
     final_path: the final state file (safe-writer format; :func:`load_final`).
     applied: optimizer steps applied to the final state. wall_s: the whole run, seconds.
     run_dir: the folder with the config, the event log, torchrun's output and checkpoints.
@@ -106,41 +107,22 @@ def _is_our_worker(pid: int, cfg_path: Path) -> bool:
 
 
 def run_lab(
+    config: LabConfig = LabConfig(),
     *,
-    steps: int = 24,
-    ckpt_every: int = 4,
-    failures=(),
-    collective_timeout_s: float = 30.0,
-    monitor_interval_s: float = 0.1,
-    snapshot: str = "disk",
-    step_compute_s: float = 0.02,
-    state_mb: float = 0.0,
-    nproc: int = 2,
-    keep: int = 3,
-    seed: int = 0,
     timeout_s: float = 180.0,
     run_dir: str | os.PathLike | None = None,
-    keep_files: bool = True,
 ) -> LabResult:
-    """Run the job under torchrun with the given failures and levers; return a :class:`LabResult`.
+    """Run the job of ``config`` under torchrun with its failures and levers; return a :class:`LabResult`.
 
-    The levers and failures are described in :mod:`course_lib.faultlab.spec`. ``timeout_s``
-    bounds the whole run (:class:`LabError` when exceeded); ``run_dir`` defaults to a new
-    temporary folder. Raises :class:`LabError` when torchrun exits non-zero.
+    ``config`` is a :class:`LabConfig` (what the run does: its fields are described in
+    :mod:`course_lib.faultlab.spec`; ``config.replace(...)`` makes a variant). ``timeout_s``
+    bounds the whole run (:class:`LabError` when exceeded); ``run_dir`` is where the run's
+    files go (config, event log, torchrun's output, checkpoints, final state), a new temporary
+    folder by default. Raises :class:`LabError` when torchrun exits non-zero.
     """
-    cfg = LabConfig(
-        steps=steps,
-        ckpt_every=ckpt_every,
-        failures=tuple(failures),
-        collective_timeout_s=collective_timeout_s,
-        monitor_interval_s=monitor_interval_s,
-        snapshot=snapshot,
-        step_compute_s=step_compute_s,
-        state_mb=state_mb,
-        nproc=nproc,
-        keep=keep,
-        seed=seed,
-    )
+    if not isinstance(config, LabConfig):
+        raise ValueError(f"config must be a LabConfig (got {type(config).__name__}); build one with LabConfig(steps=..., ...)")
+    cfg = config
     timeout_s = check_positive("timeout_s", timeout_s)
     run_dir = Path(tempfile.mkdtemp(prefix="faultlab-")) if run_dir is None else Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -214,7 +196,7 @@ def run_lab(
     done = [e for e in events if e["ev"] == "done" and e["rank"] == 0]
     if not done:
         raise LabError(f"the job finished without a 'done' event; output tail:\n{output[-3000:]}")
-    result = LabResult(
+    return LabResult(
         config=cfg,
         events=events,
         restarts=restart_stages(events),
@@ -226,13 +208,11 @@ def run_lab(
         returncode=rc,
         output=output,
     )
-    if not keep_files:
-        shutil.rmtree(disk_dir, ignore_errors=True)
-    return result
 
 
 def load_final(result: LabResult) -> dict:
-    """The final state of a run (``model``, ``optim``, ``applied``), verified by its checksum."""
+    """The final state of a run (``model``, ``optim``, ``rng``: one RNG state per rank, ``step``,
+    ``applied``), verified by its checksum."""
     from ..checkpoint.safe import load_checkpoint
 
     return load_checkpoint(result.final_path)
@@ -241,7 +221,8 @@ def load_final(result: LabResult) -> dict:
 def same_final_state(a: LabResult, b: LabResult) -> dict:
     """Compare two runs' final states tensor by tensor (``torch.equal``, so bit for bit).
 
-    Returns ``{"params": bool, "optimizer": bool, "applied": (a, b), "digest": bool}``.
+    Returns ``{"params": bool, "optimizer": bool, "rng": bool, "applied": (a, b), "digest": bool}``;
+    ``rng`` compares the RNG state of every rank (the dropout streams a resumed run must continue).
     """
     import torch
 
@@ -267,6 +248,7 @@ def same_final_state(a: LabResult, b: LabResult) -> dict:
     return {
         "params": equal(sa["model"], sb["model"]),
         "optimizer": equal(sa["optim"], sb["optim"]) and sa["optim"]["param_groups"] == sb["optim"]["param_groups"],
+        "rng": len(sa["rng"]) == a.config.nproc and equal(sa["rng"], sb["rng"]),
         "applied": (sa["applied"], sb["applied"]),
         "digest": a.final_digest == b.final_digest,
     }

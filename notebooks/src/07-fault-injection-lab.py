@@ -62,7 +62,7 @@ from ipywidgets import IntSlider, interact
 from course_lib import Scenario, ledger
 from course_lib import restart as rs
 from course_lib.data import sourced
-from course_lib.faultlab import Failure, load_benchmark, run_lab, same_final_state
+from course_lib.faultlab import Failure, LabConfig, load_benchmark, run_lab, same_final_state
 from course_lib.plots.faultlab import restart_timeline, stage_bars_seconds
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
@@ -105,14 +105,9 @@ kill_step = lab_ckpt_every + lab_ckpt_every // 2 + 1  # mid-interval, after the 
 hang_step = 3 * lab_ckpt_every + lab_ckpt_every // 2 + 1
 failures = [Failure("kill", kill_step, rank=1), Failure("hang", hang_step, rank=0)]
 
-reference = run_lab(steps=lab_steps, ckpt_every=lab_ckpt_every, snapshot="disk")
-lab = run_lab(
-    steps=lab_steps,
-    ckpt_every=lab_ckpt_every,
-    failures=failures,
-    collective_timeout_s=lab_timeout_s,
-    snapshot=lab_snapshot,
-)
+job = LabConfig(steps=lab_steps, ckpt_every=lab_ckpt_every, snapshot="disk")
+reference = run_lab(job)
+lab = run_lab(job.replace(failures=failures, collective_timeout_s=lab_timeout_s, snapshot=lab_snapshot))
 print(f"reference run : no failure, {reference.applied} optimizer steps applied")
 print(f"faulty run    : {len(lab.events_of('inject'))} failures injected "
       f"({', '.join(f'{f.kind} at step {f.step}' for f in failures)}), "
@@ -122,13 +117,15 @@ print(f"faulty run    : {len(lab.events_of('inject'))} failures injected "
 # ## 2. The reliability check: bit-identical, nothing lost, nothing applied twice
 #
 # `same_final_state` compares every tensor of the two final states with `torch.equal` (bit for bit):
-# the parameters, the optimizer's momentum buffers and its settings. The event log adds a stronger
-# check: every step that was computed twice produced the same loss on the same rank both times.
+# the parameters, the optimizer's momentum buffers and its settings, and each rank's random-number
+# state. The event log adds a stronger check: every step that was computed twice produced the same
+# loss on the same rank both times, to the last bit (the log keeps the float32 loss exactly).
 
 # %%
 cmp = same_final_state(reference, lab)
 print(f"parameters bit-identical      : {cmp['params']}")
 print(f"optimizer state bit-identical : {cmp['optimizer']}")
+print(f"RNG state of every rank equal : {cmp['rng']}")
 print(f"optimizer steps applied       : {cmp['applied'][0]} (reference) vs {cmp['applied'][1]} (faulty)")
 
 first = {}
@@ -141,7 +138,7 @@ for e in lab.events_of("step_done"):
     else:
         first[key] = e["loss"]
 print(f"steps recomputed after restarts: {repeats // 2} per rank; losses that differ from the first time: {mismatches}")
-assert cmp == {"params": True, "optimizer": True, "applied": (lab_steps, lab_steps), "digest": True}
+assert cmp == {"params": True, "optimizer": True, "rng": True, "applied": (lab_steps, lab_steps), "digest": True}
 assert mismatches == 0 and repeats // 2 == sum(m.steps_recomputed for m in lab.restarts)
 
 # %% [markdown]
@@ -241,7 +238,7 @@ print(f"NCCL collective timeout default: {nccl_timeout.value:g} {nccl_timeout.un
 # %% [markdown]
 # ## 5. The levers, measured: default-like vs tuned
 #
-# Each lever of the lab is a parameter of `run_lab`: the collective timeout, the launcher's monitor
+# Each lever of the lab is a field of `LabConfig`: the collective timeout, the launcher's monitor
 # interval (how often torchrun's agent polls its workers), the checkpoint interval, and reload from the
 # `/dev/shm` snapshot (host memory that outlives the worker processes) instead of disk (with the file
 # dropped from the page cache, so the read really hits the device). The committed benchmark
