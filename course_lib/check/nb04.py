@@ -33,7 +33,7 @@ BASELINE_REGIME = "dcp_async_7b"  # notebook 04's baseline write cost, exercise 
 def job_inputs() -> tuple[float, float]:
     """(M, R) in minutes as notebook 04 defines them from the Scenario."""
     s = Scenario()
-    return s.fleet_mtbf_hours * 60, s.minutes_per_restart - s.mean_rewind_min
+    return s.fleet_mtbf_hours * 60, s.restart_total_min - s.mean_rewind_min
 
 
 def _blocking_min(regime: str) -> float:

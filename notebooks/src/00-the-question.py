@@ -90,8 +90,8 @@ print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {
 # %%
 print(f"baseline checkpoint interval : {scenario.checkpoint_interval_min:g} min")
 print(f"mean rewound work            : {scenario.mean_rewind_min:g} min per restart")
-print(f"left for detect + reschedule + reload : {scenario.minutes_per_restart - scenario.mean_rewind_min:g} min")
-print(f"longest interval that fits   : {2 * scenario.minutes_per_restart:g} min (and then nothing else may cost anything)")
+print(f"left for detect + reschedule + reload : {scenario.restart_total_min - scenario.mean_rewind_min:g} min")
+print(f"longest interval that fits   : {2 * scenario.restart_total_min:g} min (and then nothing else may cost anything)")
 
 # %% [markdown]
 # So the course assumes a **10-minute** baseline interval: the mean rewind is 5 minutes and the other
@@ -127,7 +127,7 @@ print(ledger.table())
 
 # %%
 print(
-    f"Two {scenario.minutes_per_restart:g}-minute restarts a day cost {scenario.loss_fraction:.2%} of the day "
+    f"Two {scenario.restart_total_min:g}-minute restarts a day cost {scenario.loss_fraction:.2%} of the day "
     f"({scenario.minutes_lost_per_day:.0f} of {MINUTES_PER_DAY} minutes): a fleet MTBF of {scenario.fleet_mtbf_hours:.0f} h, "
     f"{scenario.rate_per_gpu_day:.1e} failures per GPU-day."
 )

@@ -89,7 +89,7 @@ for stage, per_day in budget.breakdown().items():
     print(f"{stage:11s} {getattr(stages, stage):11.2f} {per_day:8.2f} {per_day / budget.minutes_per_day:6.1%}")
 print(f"{'total':11s} {stages.total:11.2f} {budget.minutes_per_day:8.2f} {1:6.0%}")
 print(f"\nloss: {budget.minutes_per_day:.1f} of {MINUTES_PER_DAY} minutes = {budget.fraction_of_day:.2%} of the day")
-assert abs(stages.total - scenario.minutes_per_restart) < 1e-12
+assert abs(stages.total - scenario.restart_total_min) < 1e-12
 assert abs(budget.fraction_of_day - scenario.loss_fraction) < 1e-12
 
 # %% [markdown]

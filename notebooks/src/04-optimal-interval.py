@@ -69,7 +69,7 @@ costs = load_table("write_costs.csv")
 baseline = costs.where("regime", write_cost_regime).rows[0]
 delta = baseline["blocking_s"] / 60  # blocking write cost in minutes
 print(f"fleet MTBF M          : {M:.0f} min ({scenario.fleet_mtbf_hours:.0f} h)")
-print(f"restart cost R        : {R:.0f} min (the {scenario.minutes_per_restart:g} min per restart minus the mean rewind of {scenario.mean_rewind_min:g} min)")
+print(f"restart cost R        : {R:.0f} min (the {scenario.restart_total_min:g} min per restart minus the mean rewind of {scenario.mean_rewind_min:g} min)")
 print(f"baseline write cost   : {baseline['blocking_s']:g} s = {delta:.4f} min ({baseline['description']})")
 
 # %% [markdown]

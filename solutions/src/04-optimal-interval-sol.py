@@ -31,7 +31,7 @@ from course_lib.simulate import simulate_job
 
 scenario = Scenario()
 M = scenario.fleet_mtbf_hours * 60  # fleet MTBF in minutes
-R = scenario.minutes_per_restart - scenario.mean_rewind_min  # restart cost without the rewound work
+R = scenario.restart_total_min - scenario.mean_rewind_min  # restart cost without the rewound work
 costs = load_table("write_costs.csv")
 print(f"M = {M:.0f} min, R = {R:.0f} min; write costs (s): "
       + ", ".join(f"{r['regime']} {r['blocking_s']:g}" for r in costs.rows if not math.isnan(r["blocking_s"])))

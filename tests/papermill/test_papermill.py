@@ -28,10 +28,10 @@ def run(name: str, tmp_path: Path, monkeypatch, **params) -> dict:
 
 
 def test_question_notebook_follows_an_injected_fleet(tmp_path, monkeypatch):
-    stored = run("00-the-question.ipynb", tmp_path, monkeypatch, n_gpus=16384, failures_per_day=8, minutes_per_restart=12)
-    expected = Scenario.from_params(n_gpus=16384, failures_per_day=8, minutes_per_restart=12)
+    stored = run("00-the-question.ipynb", tmp_path, monkeypatch, n_gpus=16384, failures_per_day=8, minutes_per_restart=13)
+    expected = Scenario.from_params(n_gpus=16384, failures_per_day=8, minutes_per_restart=13)
     assert stored["baseline_loss_pct"]["value"] == pytest.approx(100 * expected.loss_fraction)
-    assert stored["baseline_minutes_per_day"]["value"] == pytest.approx(96)
+    assert stored["baseline_minutes_per_day"]["value"] == pytest.approx(104)
     nb = nbformat.read(tmp_path / "00-the-question.ipynb", as_version=4)
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "n_gpus = 16384" in injected[0].source
