@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course test unit nbval papermill browser lab app bench clean
+.PHONY: course site test unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,10 +18,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
-## make course: execute every notebook in order (papermill) into build/notebooks, render HTML
-## into build/html, print the answer table. FLEET=16384 runs the whole course for another fleet.
+## make course: execute every notebook in order (papermill) into build/notebooks, build the course
+## website from them into build/site (open build/site/index.html), print the answer table.
+## FLEET=16384 runs the whole course for another fleet.
 course: $(STAMP)
 	$(BIN)/python scripts/run_course.py $(if $(FLEET),--param n_gpus=$(FLEET))
+
+## make site: only the website, from the committed (already executed) notebooks (seconds).
+site: $(STAMP)
+	$(BIN)/python scripts/build_site.py
 
 ## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
 ## runs, then the browser test (last and alone: its servers need the CPU the others would take).
