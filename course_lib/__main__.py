@@ -77,6 +77,33 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
     return p
 
 
+#: Scenario input -> the flag that sets it (error messages name the flag a person typed).
+FLAGS = {"n_gpus": "--gpus", "rate_per_gpu_day": "--rate", "failures_per_day": "--failures-per-day",
+         "detect_min": "--detect", "reschedule_min": "--reschedule", "reload_min": "--reload",
+         "checkpoint_interval_min": "--interval", "write_cost_min": "--write-cost", "state_gb_per_gpu": "--state-gb",
+         "minutes_per_restart": "--detect/--reload/--interval (the stages must fit in the 15 minutes a restart costs; "
+                                "or give --reschedule)"}
+
+
+def scenario_from_args(ns):
+    """The one Scenario of a CLI call: the course's, with the flags given (``None``: keep)."""
+    from .scenario import Scenario
+
+    return Scenario.from_params(
+        n_gpus=ns.gpus, rate_per_gpu_day=ns.rate, failures_per_day=ns.failures_per_day,
+        detect_min=ns.detect, reschedule_min=ns.reschedule, reload_min=ns.reload,
+        checkpoint_interval_min=ns.interval, write_cost_min=ns.write_cost, state_gb_per_gpu=ns.state_gb,
+    )
+
+
+def _flag_message(exc: ValueError) -> str:
+    text = str(exc)
+    for name, flag in FLAGS.items():
+        if text.startswith(name + " "):
+            return f"argument {flag}: {text}"
+    return text
+
+
 def main(argv=None) -> int:
     """Entry point of ``python -m course_lib budget`` and the ``course-budget`` script."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -95,13 +122,9 @@ def main(argv=None) -> int:
     from .answer import answer
 
     try:
-        result = answer(
-            n_gpus=ns.gpus, rate_per_gpu_day=ns.rate, failures_per_day=ns.failures_per_day,
-            detect_min=ns.detect, reschedule_min=ns.reschedule, reload_min=ns.reload,
-            interval_min=ns.interval, write_cost_min=ns.write_cost, state_gb_per_gpu=ns.state_gb,
-        )
+        result = answer(scenario_from_args(ns))
     except ValueError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {_flag_message(exc)}", file=sys.stderr)
         return 2
     if ns.json:
         print(result.to_json())

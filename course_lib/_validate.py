@@ -89,3 +89,37 @@ def check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)} (got {value!r})")
     return value
+
+
+# ---------------------------------------------------------------- declared per field
+def checked(check, **kw):
+    """A dataclass field validated by ``check(name, value)`` (its return value is stored).
+
+    ``None`` is accepted and kept when the field's default is ``None`` ("computed from the
+    other fields"); every other value goes through ``check``.
+    """
+    from dataclasses import field
+
+    metadata = dict(kw.pop("metadata", {}) or {})
+    metadata["check"] = check
+    return field(metadata=metadata, **kw)
+
+
+class Validated:
+    """Mixin for frozen dataclasses: runs each field's declared ``check`` in ``__post_init__``.
+
+    Subclasses add cross-field rules in ``_validate_fields`` (called after the per-field checks).
+    """
+
+    def __post_init__(self):
+        from dataclasses import fields
+
+        for f in fields(self):
+            check = f.metadata.get("check")
+            value = getattr(self, f.name)
+            if check is not None and value is not None:
+                object.__setattr__(self, f.name, check(f.name, value))
+        self._validate_fields()
+
+    def _validate_fields(self) -> None:  # pragma: no cover - default: nothing across fields
+        pass

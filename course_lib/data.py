@@ -30,6 +30,8 @@ __all__ = [
     "llama3_table5",
     "failure_logs",
     "restart_stages",
+    "SourcedValue",
+    "sourced",
 ]
 
 DATA_DIR = Path(os.environ.get("COURSE_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
@@ -140,6 +142,45 @@ def load_table(name: str, data_dir: Path | None = None) -> Table:
             for k in raw:
                 raw[k].append(row[k])
     return Table(name=name, columns={k: _convert(v) for k, v in raw.items()}, meta=meta)
+
+
+@dataclass(frozen=True)
+class SourcedValue:
+    """One number from data/: value in ``unit``, what it means (basis), where it comes from."""
+
+    key: str
+    value: float
+    unit: str
+    basis: str
+    source: str
+    label: str
+
+    @property
+    def minutes(self) -> float:
+        """The value converted to minutes (only for time units: ms, s, min, h)."""
+        from .units import to_minutes
+
+        return to_minutes(self.value, self.unit)
+
+
+_VALUE_UNITS = {"bandwidth_gb_per_s": "GB/s", "blocking_s": "s"}
+
+
+def sourced(name: str, key: str = "key", data_dir: Path | None = None, value: str = "value") -> dict[str, SourcedValue]:
+    """The rows of a data/ file as {row key: :class:`SourcedValue`} (the one reader of sourced numbers).
+
+    key: the column that names a row; value: the column that holds its number (rows where it
+    is empty are left out). The unit is the row's ``unit`` column, or the one the value
+    column's name implies (``bandwidth_gb_per_s`` -> GB/s, ``blocking_s`` -> s).
+    """
+    out = {}
+    for r in load_table(name, data_dir).rows:
+        v = r[value]
+        if isinstance(v, str) or v is None or (isinstance(v, float) and math.isnan(v)):
+            continue
+        unit = r.get("unit") or _VALUE_UNITS.get(value, "")
+        out[r[key]] = SourcedValue(r[key], float(v), unit, r.get("basis", ""), r.get("source", ""), r.get("label", ""))
+    return out
 
 
 def llama3_table5(data_dir: Path | None = None) -> Table:

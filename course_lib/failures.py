@@ -38,6 +38,7 @@ __all__ = [
     "rate_ci_per_gpu_day",
     "failures_per_day",
     "fleet_mtbf_hours",
+    "mtbf_min",
     "fleet_first_failure_weibull",
     "weibull_mean",
     "weibull_scale_for_mean",
@@ -54,7 +55,7 @@ __all__ = [
     "log_rates",
 ]
 
-HOURS_PER_DAY = 24.0
+from .units import HOURS_PER_DAY, MINUTES_PER_DAY  # noqa: E402  (re-exported: HOURS_PER_DAY)
 
 
 # ---------------------------------------------------------------- rates and intervals
@@ -100,9 +101,18 @@ def failures_per_day(n_gpus, rate_per_gpu_day) -> float:
     return n * r
 
 
+def mtbf_min(failures_per_day) -> float:
+    """Mean time between failures in minutes of a job failing ``failures_per_day`` times a day.
+
+    ``MINUTES_PER_DAY / failures_per_day`` (notebook 02); the one place the course turns a
+    daily failure count into an MTBF (the budget, the interval and the floor all call it).
+    """
+    return MINUTES_PER_DAY / check_positive("failures_per_day", failures_per_day)
+
+
 def fleet_mtbf_hours(n_gpus, rate_per_gpu_day) -> float:
     """Mean time between failures of the whole job in hours: 24 / (N x lambda) (notebook 02)."""
-    return HOURS_PER_DAY / failures_per_day(n_gpus, rate_per_gpu_day)
+    return mtbf_min(failures_per_day(n_gpus, rate_per_gpu_day)) / 60.0
 
 
 # ---------------------------------------------------------------- Weibull lifetimes

@@ -15,11 +15,13 @@ day of ``T = MINUTES_PER_DAY`` minutes loses (first order, :mod:`course_lib.rest
 
 At Young's optimum ``tau* = sqrt(2 delta M)`` (``M = T / lambda``) the last two terms are
 equal and sum to ``sqrt(2 delta lambda T)``, so the after-levers loss is
-``lambda (D + R) + sqrt(2 delta lambda T)`` (facts.md section 8). As ``delta -> 0`` the square
-root vanishes and ``lambda (D + R)`` remains: no checkpoint, however cheap, removes it. Only
-fewer failures (a smaller ``lambda``), faster detection and restart (smaller ``D + R``) or not
-restarting the whole job move it. :func:`floor` computes both from a
-:class:`~course_lib.restart.RestartBudget`; divided by ``T`` the loss is exactly
+``lambda (D + R) + sqrt(2 delta lambda T)``. As ``delta -> 0`` the square root vanishes and
+``lambda (D + R)`` remains: no checkpoint lever, however cheap the write, removes it. What
+moves it: fewer failures (a smaller ``lambda``), a faster detection and restart (a smaller
+``D + R``), or stopping fewer GPUs per failure. The floor and the loss are properties of the
+one day model, :class:`~course_lib.restart.RestartBudget` (``floor_minutes_per_day``,
+``minutes_per_day``), taken at the best interval by
+:func:`course_lib.restart.checkpoint_at_optimum`; divided by ``T`` the loss is exactly
 ``course_lib.interval.waste_fraction(tau*, delta, M, D + R)``.
 
 ETTR (Kokolis et al., HPCA 2025)
@@ -53,17 +55,16 @@ from typing import Iterable
 
 from scipy.optimize import brentq
 
+from . import failures, sizing
+from . import interval as iv
 from ._validate import check_non_negative, check_open_unit, check_positive
-from .restart import RestartBudget, SourcedValue, lever_inputs
-from .scenario import MINUTES_PER_DAY
+from .data import SourcedValue, sourced
+from .restart import RestartBudget, checkpoint_at_optimum
+from .scenario import Scenario
+from .units import MINUTES_PER_DAY
 
 __all__ = [
-    "Floor",
-    "floor",
-    "at_optimal_interval",
     "floor_inputs",
-    "write_costs",
-    "blocking_write_min",
     "ettr",
     "KokolisProjection",
     "kokolis_projection",
@@ -79,155 +80,9 @@ __all__ = [
 ]
 
 
-# --------------------------------------------------------------------------------------
-# The floor
-# --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Floor:
-    """The after-levers loss of one budget at its best interval, and the floor under it.
-
-    failures_per_day: lambda (> 0).
-    detect_min, reschedule_min, reload_min: minutes per failure (>= 0); ``D`` and ``R``.
-    write_cost_min: blocking minutes per checkpoint (delta, >= 0).
-    interval_min: the interval the loss is computed at (Young's optimum, or the lower bound
-        when that is larger; 0 when there is no write cost and no bound: continuous
-        checkpoints).
-    """
-
-    failures_per_day: float
-    detect_min: float
-    reschedule_min: float
-    reload_min: float
-    write_cost_min: float
-    interval_min: float
-
-    @property
-    def restart_min(self) -> float:
-        """R = reschedule + reload (minutes per failure)."""
-        return self.reschedule_min + self.reload_min
-
-    @property
-    def mtbf_min(self) -> float:
-        """M = MINUTES_PER_DAY / lambda (minutes)."""
-        return MINUTES_PER_DAY / self.failures_per_day
-
-    @property
-    def floor_minutes_per_day(self) -> float:
-        """lambda (D + R): what no checkpoint removes (minutes per day)."""
-        return self.failures_per_day * (self.detect_min + self.restart_min)
-
-    @property
-    def rewind_minutes_per_day(self) -> float:
-        """lambda tau / 2 (minutes per day)."""
-        return self.failures_per_day * self.interval_min / 2.0
-
-    @property
-    def write_minutes_per_day(self) -> float:
-        """delta T / tau (minutes per day; 0 without a write cost), as :class:`RestartBudget` counts it."""
-        return self.budget().write_minutes_per_day
-
-    @property
-    def checkpoint_minutes_per_day(self) -> float:
-        """Rewind + writes: sqrt(2 delta lambda T) at Young's optimum (minutes per day)."""
-        return self.rewind_minutes_per_day + self.write_minutes_per_day
-
-    @property
-    def loss_minutes_per_day(self) -> float:
-        """The after-levers loss: floor + rewind + writes (minutes per day)."""
-        return self.floor_minutes_per_day + self.checkpoint_minutes_per_day
-
-    @property
-    def floor_fraction(self) -> float:
-        """The floor as a fraction of the day."""
-        return self.floor_minutes_per_day / MINUTES_PER_DAY
-
-    @property
-    def loss_fraction(self) -> float:
-        """The after-levers loss as a fraction of the day."""
-        return self.loss_minutes_per_day / MINUTES_PER_DAY
-
-    def budget(self) -> RestartBudget:
-        """The same day as a :class:`RestartBudget` (rewind = interval / 2, write cost delta)."""
-        from .restart import RestartStages
-
-        stages = RestartStages(self.detect_min, self.reschedule_min, self.reload_min, self.interval_min / 2.0)
-        return RestartBudget(self.failures_per_day, stages, self.write_cost_min)
-
-
-def _optimal_interval(write_cost_min: float, mtbf_min: float, min_interval_min: float) -> float:
-    tau = math.sqrt(2.0 * write_cost_min * mtbf_min)
-    return max(tau, min_interval_min)
-
-
-def floor(budget: RestartBudget, write_cost_min: float | None = None, min_interval_min: float = 0.0) -> Floor:
-    """The after-levers loss and the floor of ``budget`` (notebook 08).
-
-    budget: a :class:`RestartBudget`; its detect, reschedule and reload stages and its failure
-        rate are used, its rewind is replaced by the optimum.
-    write_cost_min: blocking minutes per checkpoint (delta); None takes the budget's.
-    min_interval_min: a lower bound on the interval (GEMINI: a snapshot cannot start before
-        the previous copy or save has finished); the loss is computed at
-        ``max(sqrt(2 delta M), min_interval_min)``.
-
-    Returns a :class:`Floor`: ``floor_minutes_per_day = lambda (D + R)``,
-    ``loss_minutes_per_day = lambda (D + R) + lambda tau/2 + delta T/tau``.
-    """
-    if not isinstance(budget, RestartBudget):
-        raise ValueError(f"budget must be a RestartBudget (got {type(budget).__name__})")
-    delta = budget.write_cost_min if write_cost_min is None else check_non_negative("write_cost_min", write_cost_min)
-    bound = check_non_negative("min_interval_min", min_interval_min)
-    tau = _optimal_interval(delta, budget.mtbf_min, bound)
-    s = budget.stages
-    return Floor(budget.failures_per_day, s.detect, s.reschedule, s.reload, delta, tau)
-
-
-def at_optimal_interval(budget: RestartBudget, write_cost_min: float, min_interval_min: float = 0.0) -> RestartBudget:
-    """The budget with write cost ``write_cost_min`` checkpointing at its optimal interval.
-
-    Unlike ``restart.shorter_interval`` it may lengthen the interval too: the result is the
-    first-order optimum for that write cost (the lever "in-memory checkpoint" of notebook 08).
-    """
-    return floor(budget, check_non_negative("write_cost_min", write_cost_min), min_interval_min).budget()
-
-
-# --------------------------------------------------------------------------------------
-# Sourced inputs
-# --------------------------------------------------------------------------------------
 def floor_inputs(data_dir=None) -> dict[str, SourcedValue]:
-    """The rows of data/floor_inputs.csv (Kokolis et al., ByteCheckpoint, TorchFT), by key."""
-    from .data import load_table
-
-    table = load_table("floor_inputs.csv", data_dir)
-    return {
-        r["key"]: SourcedValue(r["key"], float(r["value"]), r["unit"], r["basis"], r["source"], r["label"])
-        for r in table.rows
-    }
-
-
-def write_costs(data_dir=None) -> dict[str, dict]:
-    """The rows of data/write_costs.csv (blocking writes and copy bandwidths), by regime."""
-    from .data import load_table
-
-    return {r["regime"]: r for r in load_table("write_costs.csv", data_dir).rows}
-
-
-def blocking_write_min(regime: str, state_gb_per_gpu: float | None = None, data_dir=None) -> float:
-    """Blocking minutes of one checkpoint in a write regime of data/write_costs.csv.
-
-    A regime with a measured ``blocking_s`` returns it; one with a ``bandwidth_gb_per_s``
-    returns ``state_gb_per_gpu / bandwidth`` (the shard copied over that path), which needs
-    ``state_gb_per_gpu``.
-    """
-    rows = write_costs(data_dir)
-    if regime not in rows:
-        raise ValueError(f"regime must be one of {sorted(rows)} (got {regime!r})")
-    row = rows[regime]
-    if isinstance(row["blocking_s"], (int, float)) and not math.isnan(row["blocking_s"]):
-        return float(row["blocking_s"]) / 60.0
-    if state_gb_per_gpu is None:
-        raise ValueError(f"state_gb_per_gpu must be given for regime {regime!r} (its cost is shard / bandwidth)")
-    shard = check_positive("state_gb_per_gpu", state_gb_per_gpu)
-    return shard / float(row["bandwidth_gb_per_s"]) / 60.0
+    """The rows of data/floor_inputs.csv (Kokolis et al., ByteCheckpoint), by key."""
+    return sourced("floor_inputs.csv", "key", data_dir)
 
 
 # --------------------------------------------------------------------------------------
@@ -248,7 +103,7 @@ def ettr(n_gpus, rate_per_gpu_day, restart_overhead, interval, write_cost) -> fl
     u0 = check_non_negative("restart_overhead", restart_overhead)
     dt = check_positive("interval", interval)
     w = check_non_negative("write_cost", write_cost)
-    lam = n * rate / MINUTES_PER_DAY
+    lam = 1.0 / failures.mtbf_min(n * rate)  # failures per minute
     return max(0.0, 1.0 - lam * (u0 + dt / 2.0)) / (1.0 + w / dt)
 
 
@@ -279,8 +134,8 @@ class KokolisProjection:
         return ettr(self.n_gpus, self.rate_per_gpu_day, self.restart_overhead_min, interval_min, self.write_cost_min)
 
     def mttf_hours_at(self, n_gpus: float) -> float:
-        """Job MTTF in hours, 24 / (n_gpus x rate), at the paper's rate."""
-        return 24.0 / (check_positive("n_gpus", n_gpus) * self.rate_per_gpu_day)
+        """Job MTTF in hours at the paper's rate (:func:`course_lib.failures.mtbf_min`; n_gpus may be fractional)."""
+        return failures.mtbf_min(check_positive("n_gpus", n_gpus) * self.rate_per_gpu_day) / 60.0
 
 
 def kokolis_projection(data_dir=None) -> KokolisProjection:
@@ -351,7 +206,7 @@ def fewer_failures(budget: RestartBudget, factor: float) -> RestartBudget:
         raise ValueError(f"factor must be a finite number in (0, 1] (got {factor!r})")
     out = budget.with_failures_per_day(budget.failures_per_day * f)
     if out.write_cost_min > 0:
-        out = at_optimal_interval(out, out.write_cost_min)
+        out = checkpoint_at_optimum(out, out.write_cost_min)
     return out
 
 
@@ -448,18 +303,21 @@ class CheckpointRegime:
             check_positive("interval_min", self.interval_min)
 
     def write_cost(self, n_gpus: float) -> float:
-        """Blocking minutes per checkpoint at this fleet size."""
+        """Blocking minutes per checkpoint at this fleet size (the shard over the bandwidth)."""
         n = check_positive("n_gpus", n_gpus)
         if self.write_bandwidth_gb_s is None:
             return self.write_cost_min
-        return self.state_bytes / n / 1e9 / self.write_bandwidth_gb_s / 60.0
+        return sizing.copy_min(self.state_bytes / n, self.write_bandwidth_gb_s)
 
     def interval(self, n_gpus: float, rate_per_gpu_day: float) -> float:
-        """The checkpoint interval at this fleet size (minutes)."""
+        """The checkpoint interval at this fleet size (minutes): fixed, or Young's optimum
+        bounded below by ``min_interval_min`` and by the write itself."""
         if self.interval_min is not None:
             return self.interval_min
-        mtbf = MINUTES_PER_DAY / (check_positive("n_gpus", n_gpus) * check_positive("rate_per_gpu_day", rate_per_gpu_day))
-        return _optimal_interval(self.write_cost(n_gpus), mtbf, max(self.min_interval_min, self.write_cost(n_gpus)))
+        mtbf = failures.mtbf_min(check_positive("n_gpus", n_gpus) * check_positive("rate_per_gpu_day", rate_per_gpu_day))
+        delta = self.write_cost(n_gpus)
+        young = iv.young_interval(delta, mtbf) if delta > 0 else 0.0
+        return max(young, self.min_interval_min, delta)
 
     def ettr(self, n_gpus: float, rate_per_gpu_day: float) -> float:
         """:func:`ettr` of this regime."""
@@ -471,7 +329,8 @@ class CheckpointRegime:
         return dataclasses.replace(self, restart_overhead_min=minutes, name=name or self.name)
 
 
-def default_regimes(restart_overhead_min: float | None = None, data_dir=None) -> list[CheckpointRegime]:
+def default_regimes(scenario: Scenario | None = None, restart_overhead_min: float | None = None,
+                    data_dir=None) -> list[CheckpointRegime]:
     """Three ways to checkpoint, sourced (notebook 08):
 
     - hourly blocking checkpoints to a parallel file system (Kokolis et al.: hourly is
@@ -481,20 +340,20 @@ def default_regimes(restart_overhead_min: float | None = None, data_dir=None) ->
     - in-memory snapshots of the shard to pinned host memory (55 GB/s, this course's
       measurement) at the optimal interval.
 
+    scenario: the model state and the snapshot bandwidth (default: the course's Scenario).
     restart_overhead_min: u0 for all three; default Kokolis et al.'s 5 minutes.
     """
+    scenario = Scenario() if scenario is None else scenario
     f = floor_inputs(data_dir)
     u0 = f["kokolis_u0"].minutes if restart_overhead_min is None else check_non_negative("restart_overhead_min", restart_overhead_min)
-    rows = write_costs(data_dir)
-    inp = lever_inputs(data_dir)
-    state = inp["model_params"].value * inp["state_bytes_per_param"].value
+    blocking = sourced("write_costs.csv", "regime", data_dir, value="blocking_s")
+    state = scenario.model_params * scenario.checkpoint_bytes_per_param
     return [
-        CheckpointRegime("hourly, blocking", u0, write_cost_min=rows["pfs_sync"]["blocking_s"] / 60.0,
+        CheckpointRegime("hourly, blocking", u0, write_cost_min=blocking["pfs_sync"].minutes,
                          interval_min=f["kokolis_dt_hourly"].minutes),
-        CheckpointRegime("async writes", u0, write_cost_min=rows["bytecheckpoint_405b"]["blocking_s"] / 60.0,
+        CheckpointRegime("async writes", u0, write_cost_min=blocking["bytecheckpoint_405b"].minutes,
                          min_interval_min=f["bytecheckpoint_save"].minutes),
-        CheckpointRegime("in-memory snapshots", u0, write_bandwidth_gb_s=float(rows["snapshot_pinned_host"]["bandwidth_gb_per_s"]),
-                         state_bytes=state),
+        CheckpointRegime("in-memory snapshots", u0, write_bandwidth_gb_s=scenario.snapshot_gb_per_s, state_bytes=state),
     ]
 
 

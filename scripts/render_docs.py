@@ -25,7 +25,7 @@ BEGIN, END = "<!-- answer:begin -->", "<!-- answer:end -->"
 
 def _numbers():
     s = Scenario()
-    ans = answer()
+    ans = answer(s)
     llama = data.failure_logs().where("run", "Llama 3 405B")
     ev, gpus, days = int(llama["events_low"][0]), int(llama["gpus"][0]), float(llama["period_days"][0])
     rate = fa.rate_per_gpu_day(ev, gpus, days)
@@ -34,7 +34,7 @@ def _numbers():
     erratum = fa.table5_erratum()
     mtbf_min = ans.baseline.mtbf_min
     one_minute_delta_s = 60 * iv.write_cost_for_interval(1.0, mtbf_min)
-    regimes = fl.default_regimes()
+    regimes = fl.default_regimes(s)
     breaks = {r.name: fl.fleet_size_at_ettr(r, band["central"]) for r in regimes}
     kok = fl.kokolis_projection()
     return dict(s=s, ans=ans, ev=ev, gpus=gpus, days=days, rate=rate, lo=lo, hi=hi, band=band, erratum=erratum,
@@ -66,7 +66,7 @@ def readme_block() -> str:
 def sheet() -> str:
     n = _numbers()
     s, ans = n["s"], n["ans"]
-    b, f = ans.baseline, ans.floor
+    b, f = ans.baseline, ans.after
     st = b.stages
     steps = "\n".join(
         f"   {i}. **{step.lever.name}** ({step.lever.stage}): saves {step.saved_minutes_per_day:.1f} min/day. "
@@ -91,7 +91,7 @@ Each restart costs four things: detection ({st.detect:.1f} min), rescheduling ({
 ({st.reload:.1f}) and rewound work (half the {2 * st.rewind:.0f}-minute interval, {st.rewind:.1f}): {b.minutes_per_day:.0f} min/day, {b.fraction_of_day:.2%}.
 I would fix them largest first: heartbeat detection, an in-memory checkpoint (the square-root law
 tau* = sqrt(2 delta M) turns a {60_000 * ans.snapshot_cost_min:.0f} ms snapshot into a {ans.interval_after_min:.2f}-minute interval), a hot-spare
-restart, and reloading from host memory. That leaves {f.loss_minutes_per_day:.2f} min/day ({f.loss_fraction:.3%}). The floor is
+restart, and reloading from host memory. That leaves {f.minutes_per_day:.2f} min/day ({f.fraction_of_day:.3%}). The floor is
 lambda (D + R) = {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%}): every failure still has to be noticed and the job
 restarted, however cheap the checkpoint. Only fewer failures (lemon-node removal, burn-in, fixing the top
 causes) or not restarting the whole job (in-process restart, per-step fault tolerance) move it.
@@ -118,8 +118,8 @@ causes) or not restarting the whole job (in-process restart, per-step fault tole
    ({60_000 * ans.snapshot_cost_min:.1f} ms for this shard) gets there: tau* = {ans.interval_after_min:.2f} min (notebooks 05-06).
 6. **Every lever, largest saving first:**
 {steps}
-7. **After the levers:** {f.loss_minutes_per_day:.2f} min/day ({f.loss_fraction:.3%}), down from {b.minutes_per_day:.0f} min/day.
-8. **The floor:** lambda (D + R) = {f.failures_per_day:.2f}/day x {f.detect_min + f.restart_min:.2f} min = {f.floor_minutes_per_day:.2f} min/day
+7. **After the levers:** {f.minutes_per_day:.2f} min/day ({f.fraction_of_day:.3%}), down from {b.minutes_per_day:.0f} min/day.
+8. **The floor:** lambda (D + R) = {f.failures_per_day:.2f}/day x {f.stages.restart_cost:.2f} min = {f.floor_minutes_per_day:.2f} min/day
    ({f.floor_fraction:.3%}). No checkpointing removes it. What moves it:
 {fewer}
    plus not restarting the whole job (in-process restart, hot spares, per-step fault tolerance).

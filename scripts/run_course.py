@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import build_site  # noqa: E402
 
 from course_lib import ledger  # noqa: E402
+from course_lib.scenario import PARAMETERS, Scenario  # noqa: E402
 
 CELL_TIMEOUT_S = 600  # no course cell comes near this; a hung kernel fails the run instead of stalling it
 
@@ -75,6 +76,11 @@ def main(argv=None) -> int:
     ap.add_argument("--no-site", action="store_true", help="do not build the website (build/site/)")
     args = ap.parse_args(argv)
     params = parse_params(args.param)
+    try:  # the one Scenario of this run: a bad value fails here, naming the input, before any notebook runs
+        scenario = Scenario.from_params(**{k: v for k, v in params.items() if k in PARAMETERS})
+    except ValueError as exc:
+        print(f"--param: {exc}", file=sys.stderr)
+        return 2
 
     out = Path(args.out)
     (out / "notebooks").mkdir(parents=True, exist_ok=True)
@@ -85,11 +91,13 @@ def main(argv=None) -> int:
     books = course_notebooks(not args.no_solutions, Path(args.root))
     if args.only:
         books = [b for b in books if b.name.startswith(args.only)]
+    undeclared = set(params)
     bar = tqdm(books, desc="course", unit="notebook")
     for src in bar:
         bar.set_postfix_str(src.stem)
         declared = papermill.inspect_notebook(str(src))
         injected = {k: v for k, v in params.items() if k in declared}
+        undeclared -= set(injected)
         dest = out / "notebooks" / src.name
         try:
             papermill.execute_notebook(
@@ -111,8 +119,15 @@ def main(argv=None) -> int:
         print(f"website: {build_site.build(out / 'site', executed=out / 'notebooks')} (open it in a browser; it works offline)")
     if params:
         print("parameters:", ", ".join(f"{k}={v}" for k, v in params.items()))
-    print("\nThe course's answer\n")
-    print(ledger.table(ledger.entries(ledger_path)))
+    if undeclared:
+        print(f"warning: no notebook declares {sorted(undeclared)}", file=sys.stderr)
+    print(f"\nThe course's answer for {scenario.n_gpus:,} GPUs at {scenario.rate_per_gpu_day:.3e} failures per GPU-day\n")
+    items = ledger.entries(ledger_path)
+    print(ledger.table(items))
+    bad = ledger.disagreements(items)
+    if bad:
+        print(f"\nFAILED: notebooks disagree on {sorted(bad)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -31,7 +31,7 @@ FAILURES_PER_DAY = 4.0  # the exercise's what-if failure rate: twice the questio
 
 # ---------------------------------------------------------------- exercise 1
 def _hourly_check() -> NumberCheck:
-    budget = rs.baseline_budget()
+    budget = rs.baseline_budget(Scenario())
     stages = budget.stages
     lam = budget.failures_per_day
     hourly = budget.with_stages(rewind=HOURLY_INTERVAL_MIN / 2)
@@ -90,17 +90,17 @@ def health_check_period(answer) -> Feedback:
 
 # ---------------------------------------------------------------- exercise 3
 def _four_a_day_check() -> NumberCheck:
-    scenario = Scenario().replace(restarts_per_day=FAILURES_PER_DAY)
+    scenario = Scenario().replace(failures_per_day=FAILURES_PER_DAY)
     budget = rs.baseline_budget(scenario)
     final = rs.waterfall(budget, rs.default_levers(scenario))[-1].after
     right = final.minutes_per_day
     base = Scenario()
     base_final = rs.waterfall(rs.baseline_budget(base), rs.default_levers(base))[-1].after
-    factor = FAILURES_PER_DAY / base.restarts_per_day
+    factor = FAILURES_PER_DAY / base.failures_per_day
     return NumberCheck("03.3 four failures a day", right, 0.01, "min/day", (
-        Mistake(factor * base_final.minutes_per_day, f"you scaled the {base.restarts_per_day:g}-a-day result linearly: the restart stages scale with the failures, but Young's interval re-optimises, so rewind + writes grow only with the square root"),
+        Mistake(factor * base_final.minutes_per_day, f"you scaled the {base.failures_per_day:g}-a-day result linearly: the restart stages scale with the failures, but Young's interval re-optimises, so rewind + writes grow only with the square root"),
         Mistake(right - final.write_minutes_per_day, "you left out the snapshot writes: the shorter interval pays write_cost x day / interval, counted in minutes_per_day"),
-        Mistake(base_final.minutes_per_day, f"that is the result at the question's {base.restarts_per_day:g} failures a day: rebuild the budget for {FAILURES_PER_DAY:g} a day"),
+        Mistake(base_final.minutes_per_day, f"that is the result at the question's {base.failures_per_day:g} failures a day: rebuild the budget for {FAILURES_PER_DAY:g} a day"),
         Mistake(budget.minutes_per_day, "that is the budget before the levers: apply all four (rs.waterfall)"),
         Mistake(100 * final.fraction_of_day, "that is a percentage of the day: the task asks for minutes per day"),
     ))

@@ -6,8 +6,7 @@
 - :func:`async_interval`: sympy, the optimal interval when an asynchronous checkpoint blocks
   for delta_b and becomes durable only delta_d later.
 
-No torch here: the shard arithmetic is spelled out (``course_lib.checkpoint.scaling`` does the
-same, but importing it loads torch).
+The shard arithmetic is :mod:`course_lib.sizing` (pure, no torch).
 """
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ import math
 
 from .. import Scenario
 from .. import interval as iv
-from .. import restart as rs
+from .. import sizing
 from ..data import failure_logs, load_table
 from . import Feedback, Mistake
 from ._common import ExprCheck, NumberCheck
@@ -32,7 +31,7 @@ __all__ = [
     "expr_checks",
 ]
 
-GIB = 2**30  # bytes in a GiB (a unit)
+GIB = sizing.GIB  # bytes in a GiB (a unit)
 SHARD_MODEL = "Llama 3 70B"  # exercise 1's model
 INTERVAL_MODEL = "Llama 3 405B"  # exercise 2's model
 
@@ -43,14 +42,14 @@ def _params(model: str) -> float:
 
 
 def _bytes_per_param() -> float:
-    return rs.lever_inputs()["state_bytes_per_param"].value
+    return Scenario().checkpoint_bytes_per_param
 
 
 # ---------------------------------------------------------------- exercise 1
 def _shard_check() -> NumberCheck:
     n = Scenario().n_gpus
     params, bpp = _params(SHARD_MODEL), _bytes_per_param()
-    nbytes = params * bpp / n
+    nbytes = sizing.shard_bytes(params, bpp, n)
     right = nbytes / GIB
     per_node = failure_logs().where("run", "Llama 3 405B").rows[0]["gpus_per_node"]
     return NumberCheck("05.1 shard per GPU", right, 0.005, "GiB", (
@@ -71,18 +70,16 @@ def shard_gib(answer) -> Feedback:
 # ---------------------------------------------------------------- exercise 2
 def _interval_check() -> NumberCheck:
     scenario = Scenario()
-    h200 = {r["key"]: r for r in load_table("h200_host.csv").rows}
-    nbytes = _params(INTERVAL_MODEL) * _bytes_per_param() / scenario.n_gpus
-    gbps = h200["torch_save_fsync"]["value"]
-    delta_min = nbytes / (gbps * 1e9) / 60
-    m_min = scenario.fleet_mtbf_hours * 60
+    nbytes = sizing.shard_bytes(_params(INTERVAL_MODEL), _bytes_per_param(), scenario.n_gpus)
+    delta_min = sizing.copy_min(nbytes, scenario.persist_gb_per_s)
+    m_min = scenario.mtbf_min
     right = iv.young_interval(delta_min, m_min)
     return NumberCheck("05.2 interval for a synchronous save", right, 0.01, "min", (
         Mistake(math.sqrt(2 * delta_min * 60 * m_min), "the write cost is in seconds and the MTBF in minutes: convert both to minutes first"),
         Mistake(math.sqrt(2 * delta_min * scenario.fleet_mtbf_hours), "the MTBF is in hours and the write cost in minutes: convert both to minutes first"),
         Mistake(math.sqrt(delta_min * m_min), "Young's interval is sqrt(2 delta M): the factor 2 comes from the mean rewind tau/2"),
-        Mistake(iv.young_interval(nbytes / (gbps * GIB) / 60, m_min), "the bandwidth is in GB/s (10^9 bytes), not GiB/s"),
-        Mistake(iv.young_interval(nbytes / (h200["gpu_to_pinned"]["value"] * 1e9) / 60, m_min), "that is the in-memory snapshot's bandwidth: the task asks for torch.save + fsync"),
+        Mistake(iv.young_interval(nbytes / (scenario.persist_gb_per_s * GIB) / 60, m_min), "the bandwidth is in GB/s (10^9 bytes), not GiB/s"),
+        Mistake(iv.young_interval(sizing.copy_min(nbytes, scenario.snapshot_gb_per_s), m_min), "that is the in-memory snapshot's bandwidth: the task asks for torch.save + fsync"),
         Mistake(right * 60, "that is seconds: the task asks for minutes"),
         Mistake(delta_min, "that is the write cost delta itself: the task asks for the interval sqrt(2 delta M)"),
     ))

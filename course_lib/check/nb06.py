@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import Scenario
 from .. import interval as iv
-from ..data import load_table
+from .. import sizing
 from . import Feedback, Mistake
 from ._common import ExprCheck, NumberCheck
 
@@ -32,15 +32,12 @@ TARGET_INTERVAL_S = 10.0  # exercise 3's interval (a course choice)
 
 
 def shard_gb(n_gpus: int) -> float:
-    """GB (1e9 bytes) of training state per GPU, as notebook 06 computes it from data/levers.csv."""
-    levers = load_table("levers.csv")
-    params = float(levers.where("key", "model_params")["value"][0])
-    bpp = float(levers.where("key", "state_bytes_per_param")["value"][0])
-    return params * bpp / n_gpus / 1e9
+    """GB (1e9 bytes) of checkpoint state per GPU of the course's model on ``n_gpus`` GPUs."""
+    return Scenario().replace(n_gpus=n_gpus).shard_bytes / sizing.GB
 
 
 def _snapshot_gbps() -> float:
-    return float(load_table("write_costs.csv").where("regime", "snapshot_pinned_host")["bandwidth_gb_per_s"][0])
+    return Scenario().snapshot_gb_per_s
 
 
 # ---------------------------------------------------------------- exercise 1 (sympy)
@@ -75,14 +72,14 @@ def fleet_scaling(answer) -> Feedback:
 
 # ---------------------------------------------------------------- exercise 2
 def _snapshot_interval_s(n_gpus: int, m_min: float, shard: float) -> float:
-    copy_min = shard / _snapshot_gbps() / 60
+    copy_min = sizing.copy_min(shard * sizing.GB, _snapshot_gbps())
     return 60 * iv.bounded_interval(copy_min, m_min, copy_min)
 
 
 def _snapshot_check() -> NumberCheck:
     s = Scenario()
-    m_big = 24 * 60 / (FLEET_GPUS * s.rate_per_gpu_day)
-    m_small = s.fleet_mtbf_hours * 60
+    m_big = s.replace(n_gpus=FLEET_GPUS).mtbf_min
+    m_small = s.mtbf_min
     right = _snapshot_interval_s(FLEET_GPUS, m_big, shard_gb(FLEET_GPUS))
     return NumberCheck("06.2 snapshot interval at 16,384 GPUs", right, 0.01, "s", (
         Mistake(_snapshot_interval_s(s.n_gpus, m_small, shard_gb(s.n_gpus)), f"that is the {s.n_gpus:,}-GPU job: both the shard and the MTBF change with the fleet"),
@@ -101,7 +98,7 @@ def snapshot_interval_at(answer) -> Feedback:
 # ---------------------------------------------------------------- exercise 3
 def _bandwidth_check() -> NumberCheck:
     s = Scenario()
-    m = s.fleet_mtbf_hours * 60
+    m = s.mtbf_min
     tau_min = TARGET_INTERVAL_S / 60
     delta_s = 60 * iv.write_cost_for_interval(tau_min, m)
     shard = shard_gb(s.n_gpus)

@@ -96,7 +96,7 @@ def _fleet_check() -> NumberCheck:
     from ..faultlab import load_benchmark
 
     bench = load_benchmark()
-    lam = Scenario().restarts_per_day
+    lam = Scenario().failures_per_day
     tuned_s = bench.medians[("hang", "tuned")]["total_s"]
     right = 100 * lam * tuned_s / 60 / MINUTES_PER_DAY
     return NumberCheck("07.3 the fleet restarting like the lab", right, 0.005, "% of the day", (

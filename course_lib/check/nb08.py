@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .. import MINUTES_PER_DAY
+from .. import MINUTES_PER_DAY, Scenario
 from .. import floor as fl
 from . import Feedback, Mistake
 from ._common import ExprCheck, NumberCheck
@@ -31,15 +31,18 @@ ETTR_INTERVAL_MIN = 15.0  # exercise 2's checkpoint interval (a course choice)
 def _share_check() -> NumberCheck:
     from ..answer import answer
 
-    big, small = answer(n_gpus=FLEET_GPUS), answer()
-    f, f0 = big.floor, small.floor
-    right = f.floor_minutes_per_day / f.loss_minutes_per_day
-    fixed_delta = fl.floor(big.after, write_cost_min=small.snapshot_cost_min)
+    from ..restart import checkpoint_at_optimum
+
+    small = answer(Scenario())
+    big = answer(small.scenario.replace(n_gpus=FLEET_GPUS))
+    f, f0 = big.after, small.after
+    right = f.floor_minutes_per_day / f.minutes_per_day
+    fixed_delta = checkpoint_at_optimum(big.after, small.snapshot_cost_min)
     return NumberCheck("08.1 floor share", right, 0.01, "", (
-        Mistake(f0.floor_minutes_per_day / f0.loss_minutes_per_day, f"that is the {small.n_gpus:,}-GPU job: rerun the answer for {FLEET_GPUS:,} GPUs"),
+        Mistake(f0.floor_minutes_per_day / f0.minutes_per_day, f"that is the {small.n_gpus:,}-GPU job: rerun the answer for {FLEET_GPUS:,} GPUs"),
         Mistake(1 - right, "that is the checkpoint term's share (rewind + writes): the task asks for the floor lambda (D + R)"),
-        Mistake(f.loss_minutes_per_day / f.floor_minutes_per_day, "upside down: the floor divided by the after-levers loss"),
-        Mistake(fixed_delta.floor_minutes_per_day / fixed_delta.loss_minutes_per_day,
+        Mistake(f.minutes_per_day / f.floor_minutes_per_day, "upside down: the floor divided by the after-levers loss"),
+        Mistake(fixed_delta.floor_minutes_per_day / fixed_delta.minutes_per_day,
                 "you kept the smaller fleet's snapshot cost: each GPU's shard shrinks as the fleet grows, so delta falls as 1/N"),
         Mistake(100 * right, "that is a percentage: give the share as a fraction between 0 and 1"),
         Mistake(f.floor_minutes_per_day / big.baseline.minutes_per_day, "you divided by the baseline loss (before the levers): divide by the loss after them"),

@@ -42,17 +42,18 @@ def _rate() -> float:
 def _loss_check() -> NumberCheck:
     from ..answer import answer
 
-    a = answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=_rate())
-    right = 100 * a.floor.loss_fraction
-    question_rate = answer(n_gpus=FLEET_GPUS)
-    wrong_exposure = answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=failures.rate_per_gpu_day(OBSERVED_FAILURES, Scenario().n_gpus, OBSERVED_DAYS))
+    fleet = Scenario().replace(n_gpus=FLEET_GPUS)
+    a = answer(fleet.replace(rate_per_gpu_day=_rate()))
+    right = 100 * a.after.fraction_of_day
+    question_rate = answer(fleet)
+    wrong_exposure = answer(fleet.replace(rate_per_gpu_day=failures.rate_per_gpu_day(OBSERVED_FAILURES, Scenario().n_gpus, OBSERVED_DAYS)))
     return NumberCheck("09.1 after-levers loss", right, 0.01, "% of the day", (
-        Mistake(100 * question_rate.floor.loss_fraction, "that uses the question's per-GPU rate: pass the rate your log gives, failures / (GPUs x days)"),
-        Mistake(100 * wrong_exposure.floor.loss_fraction, f"the exposure is {FLEET_GPUS:,} GPUs x {OBSERVED_DAYS} days: you divided by the question's fleet"),
+        Mistake(100 * question_rate.after.fraction_of_day, "that uses the question's per-GPU rate: pass the rate your log gives, failures / (GPUs x days)"),
+        Mistake(100 * wrong_exposure.after.fraction_of_day, f"the exposure is {FLEET_GPUS:,} GPUs x {OBSERVED_DAYS} days: you divided by the question's fleet"),
         Mistake(100 * a.baseline.fraction_of_day, "that is the baseline, before the levers"),
-        Mistake(100 * a.floor.floor_fraction, "that is only the floor lambda (D + R): the loss after the levers adds the rewind and the writes"),
-        Mistake(a.floor.loss_minutes_per_day, "that is minutes per day: the task asks for a percentage of the day"),
-        Mistake(a.floor.loss_fraction, "that is a fraction: the task asks for a percentage of the day"),
+        Mistake(100 * a.after.floor_fraction, "that is only the floor lambda (D + R): the loss after the levers adds the rewind and the writes"),
+        Mistake(a.after.minutes_per_day, "that is minutes per day: the task asks for a percentage of the day"),
+        Mistake(a.after.fraction_of_day, "that is a fraction: the task asks for a percentage of the day"),
     ))
 
 
@@ -66,7 +67,7 @@ def _floor_high_check() -> NumberCheck:
     from ..answer import answer
 
     def floor_pct(rate):
-        return 100 * answer(n_gpus=FLEET_GPUS, rate_per_gpu_day=rate).floor.floor_fraction
+        return 100 * answer(Scenario().replace(n_gpus=FLEET_GPUS, rate_per_gpu_day=rate)).after.floor_fraction
 
     low, high = failures.rate_ci_per_gpu_day(OBSERVED_FAILURES, FLEET_GPUS, OBSERVED_DAYS)
     _, high99 = failures.rate_ci_per_gpu_day(OBSERVED_FAILURES, FLEET_GPUS, OBSERVED_DAYS, 0.99)

@@ -1,7 +1,7 @@
 """Figures of notebook 05 (the write cost of a checkpoint).
 
 Pure drawing: the numbers come from :func:`course_lib.checkpoint.bench.summarize` and
-:func:`course_lib.checkpoint.scaling.interval_rows`. Each builder takes an optional ``ax``
+:func:`course_lib.sizing.interval_rows`. Each builder takes an optional ``ax``
 and returns it; the notebook calls ``plt.show()``.
 """
 from __future__ import annotations

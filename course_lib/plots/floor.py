@@ -12,8 +12,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..answer import Answer
-from ..floor import CheckpointRegime, Floor, fleet_size_at_ettr
-from ..scenario import MINUTES_PER_DAY
+from ..floor import CheckpointRegime, fleet_size_at_ettr
+from ..restart import RestartBudget, RestartStages
 from .restart import waterfall_chart
 
 __all__ = ["FLOOR_COLOUR", "answer_waterfall", "ettr_vs_fleet", "floor_vs_fleet", "floor_alternatives"]
@@ -30,7 +30,7 @@ def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
     steps = list(ans.steps)
     waterfall_chart(steps, ax=ax, title=title or (
         f"{ans.n_gpus:,} GPUs, {ans.failures_per_day:.2g} failures a day: from the baseline to the floor"))
-    f = ans.floor
+    f = ans.after
     x = len(steps) + 2
     pct = 100 * f.floor_fraction
     ax.bar(x, pct, color="white", edgecolor=FLOOR_COLOUR, hatch="//", width=0.6, linewidth=1.5)
@@ -81,7 +81,8 @@ def floor_vs_fleet(detect_plus_restart_min: Mapping[str, float], rates: Mapping[
     sizes = np.asarray(sizes, dtype=float)
     lo, mid, hi = rates["band_low"], rates["central"], rates["band_high"]
     for colour, (label, dr) in zip(REGIME_COLOURS[::-1], detect_plus_restart_min.items()):
-        pct = lambda r: 100 * sizes * r * dr / MINUTES_PER_DAY  # noqa: E731
+        stages = RestartStages(detect=dr, reschedule=0.0, reload=0.0, rewind=0.0)
+        pct = lambda r: np.array([100 * RestartBudget(n * r, stages).floor_fraction for n in sizes])  # noqa: E731
         ax.fill_between(sizes, pct(lo), pct(hi), color=colour, alpha=0.15, lw=0)
         ax.plot(sizes, pct(mid), color=colour, lw=2, label=f"{label}: D + R = {dr:.2f} min")
     ax.set_xscale("log", base=2)
@@ -94,8 +95,8 @@ def floor_vs_fleet(detect_plus_restart_min: Mapping[str, float], rates: Mapping[
     return ax
 
 
-def floor_alternatives(floors: Mapping[str, Floor], ax=None):
-    """Horizontal bars: floor and checkpoint minutes per day for named alternatives."""
+def floor_alternatives(floors: Mapping[str, RestartBudget], ax=None):
+    """Horizontal bars: floor and checkpoint minutes per day for named alternatives (one day each)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(7.5, 0.8 + 0.55 * len(floors)))
     names = list(floors)
@@ -104,7 +105,7 @@ def floor_alternatives(floors: Mapping[str, Floor], ax=None):
         ax.barh(row, f.floor_minutes_per_day, color=FLOOR_COLOUR, label="floor λ(D+R)" if row == 0 else None)
         ax.barh(row, f.checkpoint_minutes_per_day, left=f.floor_minutes_per_day, color="#9467bd",
                 label="rewind + writes" if row == 0 else None)
-        ax.text(f.loss_minutes_per_day, row, f" {f.loss_minutes_per_day:.2f}", va="center", fontsize=9)
+        ax.text(f.minutes_per_day, row, f" {f.minutes_per_day:.2f}", va="center", fontsize=9)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("minutes lost per day after the levers")

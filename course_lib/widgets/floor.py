@@ -16,52 +16,62 @@ import matplotlib.pyplot as plt
 
 from ..answer import answer
 from ..plots.floor import answer_waterfall
+from ..scenario import Scenario
+from ..units import from_minutes, to_minutes
 
-__all__ = ["FLEET_SIZES", "dashboard_defaults", "dashboard_answer", "floor_text", "floor_html", "dashboard"]
+__all__ = ["FLEET_SIZES", "dashboard_defaults", "dashboard_scenario", "dashboard_answer", "floor_text", "floor_html", "dashboard"]
 
 #: The fleet sizes the slider offers (GPUs): 1,024 to 131,072, powers of two and 1.5x between.
 FLEET_SIZES = tuple(sorted({1024 * 2**k for k in range(8)} | {1536 * 2**k for k in range(7)}))
 
 
-def dashboard_defaults() -> dict:
-    """The sliders' starting values: the course's answer for 4,096 GPUs (computed from data/).
+def dashboard_defaults(n_gpus: int | None = None) -> dict:
+    """The sliders' starting values: the course's Scenario (at ``n_gpus``, if given).
 
-    Keys: n_gpus, rate_per_gpu_day, detect_s, restart_s (reschedule on a hot spare),
-    reload_ms (from host memory) and write_ms (the in-memory snapshot's blocking cost).
+    Keys: n_gpus, rate_per_gpu_day, detect_s (heartbeat detection), restart_s (reschedule on a
+    hot spare), reload_ms (from host memory) and write_ms (the in-memory snapshot's blocking
+    cost). The last two depend on the fleet: the shard per GPU shrinks as the fleet grows.
     """
-    a = answer()
-    s = a.after.stages
+    sc = Scenario.from_params(n_gpus=n_gpus)
     return {
-        "n_gpus": a.n_gpus,
-        "rate_per_gpu_day": a.rate_per_gpu_day,
-        "detect_s": 60.0 * s.detect,
-        "restart_s": 60.0 * s.reschedule,
-        "reload_ms": 60_000.0 * s.reload,
-        "write_ms": 60_000.0 * a.snapshot_cost_min,
+        "n_gpus": sc.n_gpus,
+        "rate_per_gpu_day": sc.rate_per_gpu_day,
+        "detect_s": from_minutes(sc.detect_after_min, "s"),
+        "restart_s": from_minutes(sc.reschedule_after_min, "s"),
+        "reload_ms": from_minutes(sc.reload_from_memory_min, "ms"),
+        "write_ms": from_minutes(sc.snapshot_min, "ms"),
     }
 
 
-def dashboard_answer(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None):
-    """:func:`course_lib.answer.answer` for the dashboard's values (None: the default)."""
-    d = dashboard_defaults()
-    val = lambda name, x: d[name] if x is None else x  # noqa: E731
-    return answer(
-        n_gpus=int(round(val("n_gpus", n_gpus))),
-        rate_per_gpu_day=val("rate_per_gpu_day", rate_per_gpu_day),
-        detect_after_min=val("detect_s", detect_s) / 60.0,
-        reschedule_after_min=val("restart_s", restart_s) / 60.0,
-        reload_after_min=val("reload_ms", reload_ms) / 60_000.0,
-        snapshot_cost_min=val("write_ms", write_ms) / 60_000.0,
+def dashboard_scenario(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> Scenario:
+    """The one Scenario of the dashboard's values (the slider units are converted here, and only here).
+
+    None keeps the course's value at that fleet size, so with only ``n_gpus`` set the
+    dashboard answers exactly what ``python -m course_lib budget --gpus N`` answers.
+    """
+    conv = lambda x, unit: None if x is None else to_minutes(x, unit)  # noqa: E731
+    return Scenario.from_params(
+        n_gpus=None if n_gpus is None else int(round(n_gpus)), rate_per_gpu_day=rate_per_gpu_day,
+        detect_after_min=conv(detect_s, "s"), reschedule_after_min=conv(restart_s, "s"),
+        reload_after_min=conv(reload_ms, "ms"), snapshot_cost_min=conv(write_ms, "ms"),
     )
+
+
+def dashboard_answer(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None):
+    """:func:`course_lib.answer.answer` for the dashboard's values (None: the course's value)."""
+    return answer(dashboard_scenario(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))
 
 
 def floor_text(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
     """The dashboard's key sentence: the floor and the after-levers loss for these values."""
-    a = dashboard_answer(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms)
-    f = a.floor
+    return _sentence(dashboard_answer(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))
+
+
+def _sentence(a) -> str:
+    f = a.after
     return (
         f"Floor λ(D+R) at {a.n_gpus:,} GPUs: {f.floor_minutes_per_day:.2f} min/day ({100 * f.floor_fraction:.3f} % of the day); "
-        f"after the levers {f.loss_minutes_per_day:.2f} min/day ({100 * f.loss_fraction:.3f} %), "
+        f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.fraction_of_day:.3f} %), "
         f"checkpoint every {f.interval_min:.2f} min"
     )
 
@@ -104,16 +114,36 @@ def dashboard(**overrides) -> widgets.VBox:
     result.add_class("course-result")
     out = widgets.Output()
 
-    def redraw(_change=None):
-        values = {k: c.value for k, c in controls.items()}
-        result.value = floor_html(**values)
+    touched: set = set()  # sliders a person moved; the others keep the course's value at this fleet
+    busy = []
+
+    def redraw(change=None):
+        if busy:
+            return
+        if change is not None:
+            touched.add(change["owner"].description)
+        values = {k: (c.value if k == "n_gpus" or c.description in touched else None) for k, c in controls.items()}
+        ans = dashboard_answer(**values)  # one answer per slider move
+        result.value = f"<b>{html.escape(_sentence(ans))}</b>"
         with out:
             out.clear_output(wait=True)
-            answer_waterfall(dashboard_answer(**values))
+            answer_waterfall(ans)
             plt.show()
 
-    for c in controls.values():
-        c.observe(redraw, names="value")
+    def new_fleet(change):
+        # the shard per GPU follows the fleet, so the default reload and snapshot times do too
+        fresh = dashboard_defaults(change["new"])
+        busy.append(True)
+        try:
+            for key in ("reload_ms", "write_ms"):
+                if controls[key].description not in touched:
+                    controls[key].value = fresh[key]
+        finally:
+            busy.clear()
+        redraw()
+
+    for key, c in controls.items():
+        c.observe(new_fleet if key == "n_gpus" else redraw, names="value")
     redraw()
     names = list(controls)
     left = widgets.VBox([controls[k] for k in names[:3]])

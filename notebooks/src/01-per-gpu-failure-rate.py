@@ -20,8 +20,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's value)
-n_gpus = None  # the question's fleet size (Scenario: 4,096)
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 llama3_gpus = None  # GPUs assumed for the Llama 3 snapshot (None: the logged "up to 16K")
 confidence = 0.95  # confidence level of the intervals (a course choice)
 
@@ -33,7 +55,7 @@ from scipy import stats
 from course_lib import Scenario, data, failures, ledger
 from course_lib.plots import failures as failure_plots
 
-scenario = Scenario().replace(n_gpus=n_gpus)
+scenario = Scenario.from_namespace(globals())  # the parameters above
 logs = data.failure_logs()
 llama = logs.where("run", "Llama 3 405B").rows[0]
 gpus = llama["gpus"] if llama3_gpus is None else llama3_gpus
@@ -179,12 +201,12 @@ for r in rates:
 # %% [markdown]
 # ## The question's rate against Llama 3
 #
-# The question implies `restarts_per_day / n_gpus` failures per GPU-day ([notebook 00](00-the-question.ipynb)). **Predict:** is
+# The question implies `failures_per_day / n_gpus` failures per GPU-day ([notebook 00](00-the-question.ipynb)). **Predict:** is
 # the question's cluster unusually fragile?
 
 # %%
 q = scenario.rate_per_gpu_day
-print(f"question: {scenario.restarts_per_day:g} restarts/day / {scenario.n_gpus:,} GPUs = {q:.2e} per GPU-day")
+print(f"question: {scenario.failures_per_day:g} restarts/day / {scenario.n_gpus:,} GPUs = {q:.2e} per GPU-day")
 print(f"Llama 3 : {rate:.2e} per GPU-day ({confidence:.0%} interval {ci_low:.2e} to {ci_high:.2e})")
 print(f"ratio question / Llama 3: {q / rate:.2f}; inside Llama 3's interval: {ci_low <= q <= ci_high}; "
       f"inside the band: {band['band_low'] <= q <= band['band_high']}")

@@ -19,9 +19,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's value)
-n_gpus = None  # the question's fleet size (Scenario: 4,096)
-rate_per_gpu_day = None  # failures per GPU-day (None: Llama 3's rate, as in notebook 01)
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 weibull_shape = 0.7  # illustrative infant-mortality shape (a course choice, not a measured value)
 mc_fleets = 2000  # simulated fleets per Monte Carlo check
 
@@ -37,11 +58,12 @@ from course_lib import Scenario, data, failures, ledger
 from course_lib.plots import failures as failure_plots
 from course_lib.widgets.fleet import fleet_controls, fleet_view
 
-scenario = Scenario().replace(n_gpus=n_gpus)
+scenario = Scenario.from_namespace(globals())  # the parameters above
 logs = {r.run: r for r in failures.log_rates()}
 llama = logs["Llama 3 405B"]
 llama_row = data.failure_logs().where("run", "Llama 3 405B").rows[0]
-rate = llama.rate_low if rate_per_gpu_day is None else rate_per_gpu_day
+rate_given = any(x is not None for x in (rate_per_gpu_day, failures_per_day, observed_failures))
+rate = scenario.rate_per_gpu_day if rate_given else llama.rate_low  # Llama 3's measured rate unless a scenario rate is given
 print(f"Llama 3 per-GPU rate (notebook 01): {llama.rate_low:.2e} per GPU-day (95% interval {llama.ci_low:.2e} to {llama.ci_high:.2e})")
 print(f"rate used here                    : {rate:.2e} per GPU-day; fleet of the question: {scenario.n_gpus:,} GPUs")
 
@@ -93,7 +115,7 @@ llama_job_mtbf = llama_row["period_days"] * 24 / llama_row["events_low"]
 failure_plots.fleet_mtbf_vs_size(
     sizes,
     rate,
-    rate_ci=(llama.ci_low, llama.ci_high) if rate_per_gpu_day is None else None,
+    rate_ci=None if rate_given else (llama.ci_low, llama.ci_high),
     reference_rates={name: logs[name].rate_low for name in ("Meta RSC-1", "Meta RSC-2")},
     points=[
         (f"Llama 3 measured: {llama_row['gpus']:,.0f} GPUs, {llama_job_mtbf:.1f} h", llama_row["gpus"], llama_job_mtbf),
@@ -197,7 +219,7 @@ plt.show()
 per_day = failures.failures_per_day(scenario.n_gpus, rate)
 mtbf_h = failures.fleet_mtbf_hours(scenario.n_gpus, rate)
 print(f"{scenario.n_gpus:,} GPUs at {rate:.2e} per GPU-day: {per_day:.2f} failures/day, fleet MTBF {mtbf_h:.1f} h")
-print(f"the question says: {scenario.restarts_per_day:g} restarts/day, fleet MTBF {scenario.fleet_mtbf_hours:.1f} h")
+print(f"the question says: {scenario.failures_per_day:g} restarts/day, fleet MTBF {scenario.fleet_mtbf_hours:.1f} h")
 print(f"Llama 3's 95% interval gives {failures.failures_per_day(scenario.n_gpus, llama.ci_low):.2f} to "
       f"{failures.failures_per_day(scenario.n_gpus, llama.ci_high):.2f} failures/day")
 
@@ -234,7 +256,7 @@ print(ledger.table())
 print(
     f"At {scenario.n_gpus:,} GPUs and {rate:.2e} failures per GPU-day the job fails {per_day:.2f} times a day: "
     f"fleet MTBF {mtbf_h:.1f} h (Monte Carlo {mc_mean:.1f} +- {mc_se:.1f} h), against the question's "
-    f"{scenario.restarts_per_day:g} a day; a new fleet with shape-{weibull_shape:g} infant mortality meets its first failure "
+    f"{scenario.failures_per_day:g} a day; a new fleet with shape-{weibull_shape:g} infant mortality meets its first failure "
     f"{first_exp / first_weib:.0f}x sooner."
 )
 

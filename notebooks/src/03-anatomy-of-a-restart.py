@@ -21,11 +21,29 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's Scenario value)
-n_gpus = None
-restarts_per_day = None
-minutes_per_restart = None
-checkpoint_interval_min = None
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
 
 # %%
 import matplotlib.pyplot as plt
@@ -34,14 +52,10 @@ import sympy as sp
 
 from course_lib import MINUTES_PER_DAY, Scenario, ledger
 from course_lib import restart as rs
+from course_lib.data import sourced
 from course_lib.plots.restart import stage_bar, waterfall_chart
 
-scenario = Scenario().replace(
-    n_gpus=n_gpus,
-    restarts_per_day=restarts_per_day,
-    minutes_per_restart=minutes_per_restart,
-    checkpoint_interval_min=checkpoint_interval_min,
-)
+scenario = Scenario.from_namespace(globals())  # the parameters above
 scenario
 
 # %% [markdown]
@@ -60,7 +74,7 @@ scenario
 #   replacing the node, starting processes and rebuilding communicators.
 
 # %%
-sources = rs.stage_sources()
+sources = sourced("restart_stages.csv", "stage")
 for stage, sv in sources.items():
     print(f"{stage:8s} {sv.value:g} {sv.unit:4s} ({sv.label}) {sv.basis}")
     print(f"{'':8s} source: {sv.source}")
@@ -157,15 +171,15 @@ assert abs(mean - budget.minutes_per_day) < 3 * se
 # - **reload from memory**: the checkpoint shard is read back from pinned host memory (GEMINI, SOSP
 #   2023, keeps checkpoints in local and remote host memory) at the bandwidth measured for this course
 #   (facts.md section 7); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020) split over the fleet.
-# - **shorter interval**: an in-memory snapshot makes a write cost milliseconds, so the interval can
+# - **in-memory checkpoint**: an in-memory snapshot makes a write cost milliseconds, so the interval can
 #   shrink to Young's optimum (Young, CACM 1974; [notebook 04](04-optimal-interval.ipynb)). The write is not free: it is counted.
 
 # %%
-inputs = rs.lever_inputs()
+inputs = sourced("levers.csv")
 timeout, check = inputs["nccl_collective_timeout"], inputs["heartbeat_check_interval"]
 print(f"collective timeout {timeout.minutes:g} min vs heartbeat check {check.minutes * 60:g} s: "
       f"{timeout.minutes / check.minutes:.0f}x, vs the health check {stages.detect / check.minutes:.0f}x")
-print(f"shard per GPU at {scenario.n_gpus:,} GPUs: {rs.shard_gb(scenario.n_gpus):.2f} GB\n")
+print(f"shard per GPU at {scenario.n_gpus:,} GPUs: {scenario.shard_bytes / 1e9:.2f} GB\n")
 levers = rs.default_levers(scenario)
 for lever in levers:
     print(f"{lever.name:20s} [{lever.stage}] {lever.description}")
@@ -180,8 +194,8 @@ for lever in levers:
     after = lever(budget)
     print(f"{lever.name:20s} {lever.stage:10s} {getattr(stages, lever.stage):7.3f} {getattr(after.stages, lever.stage):7.3f} "
           f"{lever.saving(budget):13.2f}")
-interval_after = rs.shorter_interval(budget, write_cost_min=rs.memory_copy_min(scenario.n_gpus, "gpu_to_host_pinned"))
-print(f"\nshorter interval: {budget.interval_min:g} min -> {interval_after.interval_min:.2f} min, "
+interval_after = rs.checkpoint_at_optimum(budget, scenario.snapshot_min)
+print(f"\nin-memory checkpoint: {budget.interval_min:g} min -> {interval_after.interval_min:.2f} min, "
       f"rewind saves {budget.breakdown()['rewind'] - interval_after.breakdown()['rewind']:.2f} min/day, "
       f"writes cost {interval_after.breakdown()['write']:.2f} min/day")
 
@@ -236,9 +250,9 @@ print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.
 # job can move.
 #
 # **Try it**
-# - Run the notebook with `restarts_per_day=4` (papermill or the parameters cell): which savings double, and which do not?
-# - Replace the in-memory snapshot by a 1-minute blocking write (`rs.shorter_interval(budget, write_cost_min=1.0)`):
-#   does the shorter interval still pay? At what write cost does it stop paying at the 10-minute baseline interval?
+# - Run the notebook with `failures_per_day=4` (papermill or the parameters cell): which savings double, and which do not?
+# - Replace the in-memory snapshot by a 1-minute blocking write (`rs.checkpoint_at_optimum(budget, 1.0)`):
+#   does the in-memory checkpoint still pay? At what write cost does it stop paying at the 10-minute baseline interval?
 # - Set `n_gpus=16384`: the shard per GPU shrinks, so what happens to the reload lever?
 #
 # ## 7. Explore: switch levers on and off
@@ -274,8 +288,8 @@ _ = interact(
 nb = "03-anatomy-of-a-restart"
 for stage in rs.STAGES:
     ledger.record(nb, f"stage_{stage}_min", f"{stage} per restart (baseline)", getattr(stages, stage), "min", ".2f")
-ledger.record(nb, "levers_loss_pct", "loss after the four levers of 03", 100 * final.fraction_of_day, "% of the day", ".2f")
-ledger.record(nb, "levers_minutes_per_day", "minutes lost per day after the levers", final.minutes_per_day, "min/day", ".1f")
+ledger.record(nb, "after_levers_pct", "loss after the levers", 100 * final.fraction_of_day, "% of the day", ".3f")
+ledger.record(nb, "after_levers_minutes_per_day", "loss after the levers", final.minutes_per_day, "min/day", ".2f")
 print(ledger.table())
 
 # %% [markdown]
@@ -285,7 +299,7 @@ print(ledger.table())
 print(
     f"The {stages.total:g}-minute restart splits into detect {stages.detect:.1f} + reschedule {stages.reschedule:.1f} + "
     f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and a "
-    f"snapshot-paid shorter interval, largest first ({', '.join(s.lever.name for s in steps)}), take the loss from "
+    f"in-memory checkpoint, largest first ({', '.join(s.lever.name for s in steps)}), take the loss from "
     f"{budget.fraction_of_day:.2%} to {final.fraction_of_day:.2%} of the day."
 )
 

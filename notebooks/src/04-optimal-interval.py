@@ -19,11 +19,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's Scenario value)
-n_gpus = None
-restarts_per_day = None
-minutes_per_restart = None
-checkpoint_interval_min = None
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 write_cost_regime = "dcp_async_7b"  # a row of data/write_costs.csv: the baseline write cost
 n_runs = 20000  # simulated runs per interval
 
@@ -43,14 +62,9 @@ from course_lib.plots import interval as interval_plots
 from course_lib.simulate import simulate_job
 from course_lib.widgets.interval import interval_controls, interval_view
 
-scenario = Scenario().replace(
-    n_gpus=n_gpus,
-    restarts_per_day=restarts_per_day,
-    minutes_per_restart=minutes_per_restart,
-    checkpoint_interval_min=checkpoint_interval_min,
-)
-M = scenario.fleet_mtbf_hours * 60  # fleet MTBF in minutes
-R = scenario.minutes_per_restart - scenario.mean_rewind_min  # restart cost without the rewound work
+scenario = Scenario.from_namespace(globals())  # the parameters above
+M = scenario.mtbf_min  # fleet MTBF in minutes
+R = scenario.restart_total_min - scenario.mean_rewind_min  # restart cost without the rewound work
 costs = load_table("write_costs.csv")
 baseline = costs.where("regime", write_cost_regime).rows[0]
 delta = baseline["blocking_s"] / 60  # blocking write cost in minutes

@@ -23,11 +23,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's Scenario value)
-n_gpus = None
-restarts_per_day = None
-minutes_per_restart = None
-checkpoint_interval_min = None
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 size = "64MiB"  # the toy training state measured here; try "1GiB" if your machine has the memory
 repeats = 3  # saves per strategy; the tables show medians
 checkpoint_dir = None  # folder on the disk to measure (None: a temporary folder)
@@ -43,18 +62,13 @@ from ipywidgets import Dropdown, IntSlider, interact
 
 from course_lib import Scenario, ledger
 from course_lib.checkpoint.bench import ratios, run_benchmark, summarize
-from course_lib.checkpoint.scaling import GIB, interval_rows, shard_bytes
+from course_lib.sizing import GIB, interval_rows, shard_bytes
 from course_lib.checkpoint.state import BYTES_PER_PARAM, format_size, iter_tensors, parse_size, state_nbytes, toy_state
 from course_lib.data import load_table
 from course_lib.plots import checkpoint as ckpt_plots
 
-scenario = Scenario().replace(
-    n_gpus=n_gpus,
-    restarts_per_day=restarts_per_day,
-    minutes_per_restart=minutes_per_restart,
-    checkpoint_interval_min=checkpoint_interval_min,
-)
-M = scenario.fleet_mtbf_hours * 60  # fleet MTBF in minutes
+scenario = Scenario.from_namespace(globals())  # the parameters above
+M = scenario.mtbf_min  # fleet MTBF in minutes
 h200 = {r["key"]: r for r in load_table("h200_host.csv").rows}
 models = load_table("model_sizes.csv")
 print(f"fleet           : {scenario.n_gpus:,} GPUs, MTBF M = {M:.0f} min ({scenario.fleet_mtbf_hours:.0f} h)")
@@ -200,7 +214,7 @@ print(f"100x faster write -> interval and waste both shrink by sqrt(100) = {math
 # from the course's `Scenario`.
 
 # %%
-shards = {m: shard_bytes(p, scenario.n_gpus, BYTES_PER_PARAM) for m, p in zip(models["model"], models["params"])}
+shards = {m: shard_bytes(p, scenario.checkpoint_bytes_per_param, scenario.n_gpus) for m, p in zip(models["model"], models["params"])}
 big = list(shards)[-1]  # the largest model
 for m, nbytes in shards.items():
     print(f"{m:<12}: {nbytes / GIB:8.3f} GiB of state per GPU on {scenario.n_gpus:,} GPUs")
@@ -274,7 +288,7 @@ print(f"interval ratio {save405['interval_min'] / snap405['interval_min']:.2f} =
 # %%
 def show_shard(model="Llama 3 405B", gpus=4096, strategy="H200 snapshot (pinned D2H)"):
     params = dict(zip(models["model"], models["params"]))[model]
-    (r,) = interval_rows({model: shard_bytes(params, gpus, BYTES_PER_PARAM)}, {strategy: h200_rates[strategy]}, M)
+    (r,) = interval_rows({model: shard_bytes(params, BYTES_PER_PARAM, gpus)}, {strategy: h200_rates[strategy]}, M)
     print(f"{model} on {gpus:,} GPUs: {r['shard_GiB']:.3g} GiB per GPU; {strategy}: delta = {r['delta_s']:.3g} s, "
           f"tau* = {r['interval_min']:.3g} min, waste {r['waste']:.2%}")
 

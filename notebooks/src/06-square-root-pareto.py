@@ -19,11 +19,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's Scenario value)
-n_gpus = None
-restarts_per_day = None
-minutes_per_restart = None
-checkpoint_interval_min = None
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 target_interval_min = 1.0  # the interval we would like to afford (minutes)
 
 # %%
@@ -37,19 +56,11 @@ from course_lib import interval as iv
 from course_lib.data import load_table
 from course_lib.plots import interval as interval_plots
 
-scenario = Scenario().replace(
-    n_gpus=n_gpus,
-    restarts_per_day=restarts_per_day,
-    minutes_per_restart=minutes_per_restart,
-    checkpoint_interval_min=checkpoint_interval_min,
-)
-M = scenario.fleet_mtbf_hours * 60  # minutes
-levers = load_table("levers.csv")
-model_params = float(levers.where("key", "model_params")["value"][0])
-bytes_per_param = float(levers.where("key", "state_bytes_per_param")["value"][0])
-shard_gb = model_params * bytes_per_param / scenario.n_gpus / 1e9
+scenario = Scenario.from_namespace(globals())  # the parameters above
+M = scenario.mtbf_min
+shard_gb = scenario.shard_bytes / 1e9
 print(f"fleet MTBF M         : {M:.0f} min")
-print(f"per-GPU shard        : {model_params:.3g} parameters x {bytes_per_param:g} B / {scenario.n_gpus:,} GPUs = {shard_gb:.2f} GB")
+print(f"per-GPU shard        : {scenario.model_params:.3g} parameters x {scenario.checkpoint_bytes_per_param:g} B / {scenario.n_gpus:,} GPUs = {shard_gb:.2f} GB")
 
 # %% [markdown]
 # The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 16 bytes of training state per parameter

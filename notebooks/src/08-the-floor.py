@@ -22,10 +22,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's value)
-n_gpus = None  # GPUs in the job (None: the question's 4,096)
-rate_per_gpu_day = None  # failures per GPU-day (None: the question's 2 a day on 4,096 GPUs)
-state_gb_per_gpu = None  # training state per GPU in GB (None: the 405B example split over the fleet)
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 sim_runs = 4000  # simulated jobs in the check of section 3
 sim_days = 30  # days of useful work per simulated job
 
@@ -44,8 +64,8 @@ from course_lib.plots.floor import answer_waterfall, ettr_vs_fleet, floor_altern
 from course_lib.simulate import simulate_job
 from course_lib.widgets.floor import FLEET_SIZES, dashboard, dashboard_answer
 
-scenario = Scenario().replace(n_gpus=n_gpus)
-ans = answer(n_gpus=scenario.n_gpus, rate_per_gpu_day=rate_per_gpu_day, state_gb_per_gpu=state_gb_per_gpu)
+scenario = Scenario.from_namespace(globals())  # the parameters above
+ans = answer(scenario)
 print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: {ans.failures_per_day:.2f} failures a day")
 
 # %% [markdown]
@@ -65,13 +85,13 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # %%
 b = ans.baseline
 print(ans.lever_table())
-f = ans.floor
+f = ans.after
 print(f"\ninterval: {ans.interval_before_min:.2f} min with a {60 * ans.write_cost_before_min:.2f} s synchronous write -> "
       f"{ans.interval_after_min:.2f} min with a {60_000 * ans.snapshot_cost_min:.1f} ms in-memory snapshot")
-print(f"after the levers: {f.loss_minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
+print(f"after the levers: {f.minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
       f"+ rewind {f.rewind_minutes_per_day:.2f} + writes {f.write_minutes_per_day:.2f}")
-print(f"floor lambda (D + R) = {f.failures_per_day:.2f}/day x ({f.detect_min:.3f} + {f.reschedule_min:.3f} + "
-      f"{f.reload_min:.4f}) min = {f.floor_minutes_per_day:.2f} min/day = {f.floor_fraction:.3%} of the day")
+print(f"floor lambda (D + R) = {f.failures_per_day:.2f}/day x ({f.stages.detect:.3f} + {f.stages.reschedule:.3f} + "
+      f"{f.stages.reload:.4f}) min = {f.floor_minutes_per_day:.2f} min/day = {f.floor_fraction:.3%} of the day")
 
 # %%
 answer_waterfall(ans)
@@ -103,10 +123,10 @@ print("tau*          =", tau_star)
 print("loss at tau*  =", loss_star)
 print("delta -> 0    :", floor_expr)
 
-values = {lam: f.failures_per_day, D: f.detect_min, R: f.restart_min, delta: f.write_cost_min, T: MINUTES_PER_DAY}
-assert abs(float(loss_star.subs(values)) - f.loss_minutes_per_day) < 1e-9
-assert abs(f.loss_fraction - iv.waste_fraction(f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min)) < 1e-15
-print(f"\ncourse_lib: {f.loss_minutes_per_day:.4f} min/day, the symbolic loss at these numbers agrees, "
+values = {lam: f.failures_per_day, D: f.stages.detect, R: (f.stages.reschedule + f.stages.reload), delta: f.write_cost_min, T: MINUTES_PER_DAY}
+assert abs(float(loss_star.subs(values)) - f.minutes_per_day) < 1e-9
+assert abs(f.fraction_of_day - iv.waste_fraction(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)) < 1e-15
+print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day, the symbolic loss at these numbers agrees, "
       f"and so does interval.waste_fraction")
 
 # %% [markdown]
@@ -122,12 +142,12 @@ print(f"\ncourse_lib: {f.loss_minutes_per_day:.4f} min/day, the symbolic loss at
 
 # %%
 work = sim_days * MINUTES_PER_DAY
-sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min, n_runs=sim_runs, seed=8)
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost, n_runs=sim_runs, seed=8)
 mean, se = sim.mean("waste"), sim.stderr("waste")
-exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)
 print(f"simulated waste  : {mean:.5%} +- {se:.5%} ({sim_runs:,} jobs of {sim_days} days)")
 print(f"complete model   : {exact:.5%}  (within 3 SE: {abs(mean - exact) < 3 * se})")
-print(f"first order      : {f.loss_fraction:.5%}  (differs from the complete model by {abs(exact - f.loss_fraction) / exact:.2%})")
+print(f"first order      : {f.fraction_of_day:.5%}  (differs from the complete model by {abs(exact - f.fraction_of_day) / exact:.2%})")
 assert abs(mean - exact) < 3 * se
 parts = sim.breakdown()
 print("simulated minutes per day of useful work: " + ", ".join(
@@ -155,11 +175,11 @@ print("simulated minutes per day of useful work: " + ", ".join(
 inputs = fl.floor_inputs()
 alternatives = {"after the levers": f}
 for lever in fl.rate_levers():
-    g = fl.floor(lever(ans.after))
+    g = lever(ans.after)
     alternatives[lever.name] = g
     print(f"{lever.name:22s} {lever.description}")
     print(f"{'':22s} floor {f.floor_minutes_per_day:.2f} -> {g.floor_minutes_per_day:.2f} min/day; "
-          f"after-levers loss {f.loss_minutes_per_day:.2f} -> {g.loss_minutes_per_day:.2f} min/day")
+          f"after-levers loss {f.minutes_per_day:.2f} -> {g.minutes_per_day:.2f} min/day")
 lemon_p = (inputs["lemon_job_failure_before"].value, inputs["lemon_job_failure_after"].value)
 print(f"\nlemon nodes: {lemon_p[0]:g} % -> {lemon_p[1]:g} % of large jobs failed; naive ratio {lemon_p[1] / lemon_p[0]:.2f}, "
       f"Poisson rate factor {fl.lemon_node_factor():.2f}")
@@ -170,23 +190,13 @@ plt.title("Fewer failures shrink both the floor and the checkpoint term")
 plt.show()
 
 # %% [markdown]
-# The other way out is not to restart the whole job. **In-process restart** (NVIDIA Resiliency
+# The other way out is to stop fewer GPUs per failure. **In-process restart** (NVIDIA Resiliency
 # Extension) skips the scheduler, the container, the interpreter and the CUDA context: it shrinks
 # $R$ further, but publishes no speed-up figure, so the course gives none. **Hot spares** already
-# sit in our chain. **Per-step fault tolerance** (TorchFT) keeps training on the surviving replica
-# groups and takes no checkpoints at all:
-
-# %%
-committed = inputs["torchft_committed"]
-every = inputs["torchft_failure_every"]
-print(f"TorchFT: {committed.value:g} % of steps committed with one failure every {every.value:g} s "
-      f"({MINUTES_PER_DAY * 60 / every.value:,.0f} failures a day, {MINUTES_PER_DAY * 60 / every.value / ans.failures_per_day:,.0f}x "
-      f"this job's rate)")
-print(f"source: {committed.source}")
-
-# %% [markdown]
-# Per-step fault tolerance trades the floor for a different cost (a replica group sits out while
-# it recovers), which is why it survives a failure rate hundreds of times ours.
+# sit in our chain. **Per-step fault tolerance** (TorchFT; PyTorch blog "Fault Tolerant Llama
+# training", 2025) keeps training on the surviving replica groups while the failed group rejoins
+# and recovers its weights from a healthy peer, with no checkpoint on the recovery path; it trades
+# the floor for a different cost (a full replica per group, a smaller batch while a group is out).
 #
 # ## 5. Further floors: silent data corruption and planned maintenance
 #
@@ -207,27 +217,27 @@ logs = failure_logs()
 rows = {r["run"]: r for r in logs.rows}
 unexpected, all_stops = rows["Llama 3 405B"], rows["Llama 3 405B (with planned)"]
 planned_per_day = (all_stops["events_high"] - unexpected["events_high"]) / unexpected["period_days"]
-planned_min = planned_per_day * f.restart_min
+planned_min = planned_per_day * (f.stages.reschedule + f.stages.reload)
 print(f"planned interruptions: {all_stops['events_high'] - unexpected['events_high']:.0f} in {unexpected['period_days']:.0f} days "
-      f"= {planned_per_day:.2f} a day, x R = {f.restart_min:.2f} min -> {planned_min:.2f} min/day "
+      f"= {planned_per_day:.2f} a day, x R = {(f.stages.reschedule + f.stages.reload):.2f} min -> {planned_min:.2f} min/day "
       f"({planned_min / MINUTES_PER_DAY:.3%} of the day)")
 sdc_share = fl.table5_share(["Silent Data Corruption"])
 sdc_per_day = sdc_share * ans.failures_per_day
 print(f"silent data corruption: {sdc_share:.1%} of Table 5's interruptions -> {sdc_per_day:.3f} a day on this job")
 latency_h = np.array([0.25, 1, 4, 12, 24])
-sdc_min = sdc_per_day * (60 * latency_h + f.detect_min + f.restart_min)
+sdc_min = sdc_per_day * (60 * latency_h + f.stages.restart_cost)
 for lh, m in zip(latency_h, sdc_min):
     print(f"  noticed after {lh:5.2f} h: {m:6.2f} min/day ({m / f.floor_minutes_per_day:5.1f}x the floor)")
-others = f.loss_minutes_per_day + planned_min
-cross_floor = (f.floor_minutes_per_day / sdc_per_day - f.detect_min - f.restart_min) / 60
-cross_all = (others / sdc_per_day - f.detect_min - f.restart_min) / 60
+others = f.minutes_per_day + planned_min
+cross_floor = (f.floor_minutes_per_day / sdc_per_day - f.stages.detect - (f.stages.reschedule + f.stages.reload)) / 60
+cross_all = (others / sdc_per_day - f.stages.detect - (f.stages.reschedule + f.stages.reload)) / 60
 print(f"SDC costs more than the floor once noticed after {cross_floor:.2f} h, more than the after-levers loss and "
       f"planned maintenance together after {cross_all:.2f} h")
 
 # %%
 fig, ax = plt.subplots(figsize=(7.0, 3.6))
 grid_h = np.geomspace(0.05, 48, 100)
-ax.plot(grid_h, sdc_per_day * (60 * grid_h + f.detect_min + f.restart_min), label="silent data corruption")
+ax.plot(grid_h, sdc_per_day * (60 * grid_h + f.stages.restart_cost), label="silent data corruption")
 ax.axhline(f.floor_minutes_per_day, color="#8c564b", ls="--", label="floor λ(D+R) of the unexpected failures")
 ax.axhline(planned_min, color="#7f7f7f", ls=":", label="planned maintenance x R")
 ax.set_xscale("log")
@@ -280,8 +290,8 @@ print(f"  MTTF {k.mttf_hours_at(k.n_gpus):.2f} h at {k.n_gpus:,.0f} GPUs (paper 
 # %%
 band_table = load_table("failure_rate_band.csv")
 band = {r["quantity"]: r["value"] for r in band_table.rows}
-regimes = fl.default_regimes()
-regimes.append(regimes[-1].with_restart_overhead(f.detect_min + f.restart_min, "in-memory + fast restart"))
+regimes = fl.default_regimes(scenario)
+regimes.append(regimes[-1].with_restart_overhead(f.stages.restart_cost, "in-memory + fast restart"))
 print(f"{'fleet size at 90 % ETTR':28s}" + "".join(f"{q + ' ' + format(band[q], '.0e'):>20s}" for q in ("band_low", "central", "band_high")))
 for regime in regimes:
     cells = []
@@ -294,12 +304,12 @@ for regime in regimes:
 sizes = np.geomspace(1024, 131072, 57)
 fig, axes = plt.subplots(1, 2, figsize=(13.0, 4.4))
 ettr_vs_fleet(regimes, band, sizes, ax=axes[0])
-floor_vs_fleet({"baseline restart": b.stages.restart_cost, "after the levers": f.detect_min + f.restart_min}, band, sizes, ax=axes[1])
+floor_vs_fleet({"baseline restart": b.stages.restart_cost, "after the levers": f.stages.restart_cost}, band, sizes, ax=axes[1])
 plt.tight_layout()
 plt.show()
 
 # %%
-big = fl.floor(ans.after.with_failures_per_day(ans.rate_per_gpu_day * sizes[-1]))
+big = ans.after.with_failures_per_day(ans.rate_per_gpu_day * sizes[-1])
 print(f"floor at {sizes[-1]:,.0f} GPUs and this rate: {big.floor_minutes_per_day:.1f} min/day ({big.floor_fraction:.2%}), "
       f"{big.floor_minutes_per_day / f.floor_minutes_per_day:.0f}x the {ans.n_gpus:,}-GPU floor")
 
@@ -327,17 +337,17 @@ answer_waterfall(dashboard_answer(n_gpus=4 * scenario.n_gpus))
 plt.show()
 
 # %% tags=["nbval-ignore-output", "skip-execution"]
-display(dashboard(n_gpus=scenario.n_gpus if scenario.n_gpus in FLEET_SIZES else None, rate_per_gpu_day=ans.rate_per_gpu_day))
+display(dashboard(n_gpus=scenario.n_gpus if scenario.n_gpus in FLEET_SIZES else None, rate_per_gpu_day=scenario.rate_per_gpu_day))
 
 # %% [markdown]
 # ## The answer table
 
 # %%
 nb = "08-the-floor"
-ledger.record(nb, "floor_after_levers_pct", "loss after every lever", 100 * f.loss_fraction, "% of the day", ".3f")
-ledger.record(nb, "floor_after_levers_min", "loss after every lever", f.loss_minutes_per_day, "min/day", ".2f")
+ledger.record(nb, "after_levers_pct", "loss after every lever", 100 * f.fraction_of_day, "% of the day", ".3f")
+ledger.record(nb, "after_levers_minutes_per_day", "loss after every lever", f.minutes_per_day, "min/day", ".2f")
 ledger.record(nb, "floor_pct", "floor lambda (D + R)", 100 * f.floor_fraction, "% of the day", ".3f")
-ledger.record(nb, "floor_interval_after_min", "optimal interval after the in-memory checkpoint", f.interval_min, "min", ".2f")
+ledger.record(nb, "interval_after_min", "optimal interval after the in-memory checkpoint", f.interval_min, "min", ".2f")
 central_mem = fl.fleet_size_at_ettr(regimes[2], band["central"])
 ledger.record(nb, "floor_ettr90_inmemory_gpus", "fleet size at 90 % ETTR, in-memory snapshots (u0 5 min)", central_mem, "GPUs", ",.0f")
 print(ledger.table())
@@ -347,8 +357,8 @@ print(ledger.table())
 
 # %%
 print(
-    f"Every lever, largest first, takes the {ans.n_gpus:,}-GPU job from {b.fraction_of_day:.2%} to {f.loss_fraction:.3%} "
-    f"of the day ({f.loss_minutes_per_day:.2f} min/day, checkpointing every {f.interval_min:.2f} min); the floor "
+    f"Every lever, largest first, takes the {ans.n_gpus:,}-GPU job from {b.fraction_of_day:.2%} to {f.fraction_of_day:.3%} "
+    f"of the day ({f.minutes_per_day:.2f} min/day, checkpointing every {f.interval_min:.2f} min); the floor "
     f"lambda (D + R) = {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%}) stays whatever the checkpoint "
     f"costs, and only fewer failures (lemon-node removal: {alternatives['lemon-node removal'].floor_minutes_per_day:.2f} "
     f"min/day) or not restarting the whole job move it."

@@ -25,17 +25,30 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %% tags=["parameters"]
-# Parameters (papermill may override; None keeps the course's value)
-n_gpus = None  # GPUs in your job (None: 4,096)
-rate_per_gpu_day = None  # failures per GPU-day (None: the question's 2 a day on 4,096 GPUs) ...
-observed_failures = None  # ... or the failures you counted (an integer) ...
-observed_days = None  # ... over this many days on n_gpus GPUs
-detect_min = None  # minutes to notice a failure (None: one 5-minute health check, notebook 03)
-reschedule_min = None  # minutes to tear down, replace and restart (None: notebook 03's remainder)
-reload_min = None  # minutes to read the checkpoint back (None: ByteCheckpoint's 405B load)
-interval_min = None  # your checkpoint interval in minutes (None: the course's 10)
-state_gb_per_gpu = None  # training state per GPU in GB (None: 405B x 16 B / GPUs)
-write_cost_s = None  # measured blocking seconds per checkpoint (notebook 05; None: torch.save + fsync of the shard)
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare (30 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# this notebook's own knobs (not scenario inputs)
 sim_runs = 2000  # simulated jobs in the check of section 4
 
 # %%
@@ -45,27 +58,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from course_lib import MINUTES_PER_DAY, Scenario, failures, ledger
+from course_lib.scenario import PARAMETERS
 from course_lib import interval as iv
 from course_lib import restart as rs
 from course_lib.answer import answer
 from course_lib.plots.floor import answer_waterfall, floor_alternatives
 from course_lib.simulate import simulate_job
 
-scenario = Scenario().replace(n_gpus=n_gpus)
-if (observed_failures is None) != (observed_days is None):
-    raise ValueError("observed_failures and observed_days go together: give both or neither")
-if observed_failures is not None and rate_per_gpu_day is not None:
-    raise ValueError("give rate_per_gpu_day or observed_failures/observed_days, not both")
+scenario = Scenario.from_namespace(globals())  # the parameters above: your fleet, in one record
 rate_ci = None
-if observed_failures is not None:
-    rate_per_gpu_day = failures.rate_per_gpu_day(observed_failures, scenario.n_gpus, observed_days)
+if observed_failures is not None:  # a counted rate has an exact Poisson interval (notebook 01)
     rate_ci = failures.rate_ci_per_gpu_day(observed_failures, scenario.n_gpus, observed_days)
-
-inputs = dict(n_gpus=scenario.n_gpus, rate_per_gpu_day=rate_per_gpu_day, detect_min=detect_min,
-              reschedule_min=reschedule_min, reload_min=reload_min, interval_min=interval_min,
-              write_cost_min=None if write_cost_s is None else write_cost_s / 60.0, state_gb_per_gpu=state_gb_per_gpu)
-ans = answer(**inputs)
-given = {k: v for k, v in inputs.items() if v is not None and k != "n_gpus"}
+ans = answer(scenario)
+given = {k: v for k, v in globals().items() if k in PARAMETERS and v is not None and k != "n_gpus"}
 print(f"fleet: {ans.n_gpus:,} GPUs; your inputs: " + (", ".join(f"{k}={v:g}" for k, v in given.items()) or "none (the course's values)"))
 
 # %% [markdown]
@@ -132,8 +137,8 @@ plt.show()
 
 # %%
 print(ans.lever_table())
-f = ans.floor
-print(f"\nafter the levers: {f.loss_minutes_per_day:.2f} min/day ({f.loss_fraction:.3%}), "
+f = ans.after
+print(f"\nafter the levers: {f.minutes_per_day:.2f} min/day ({f.fraction_of_day:.3%}), "
       f"of which the floor lambda (D + R) is {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%})")
 
 # %%
@@ -154,10 +159,10 @@ plt.show()
 
 # %%
 work = 30 * MINUTES_PER_DAY
-sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min, n_runs=sim_runs, seed=9)
-exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.detect_min + f.restart_min)
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost, n_runs=sim_runs, seed=9)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)
 mean, se = sim.mean("waste"), sim.stderr("waste")
-print(f"simulated {mean:.4%} +- {se:.4%}; complete model {exact:.4%}; first order (the answer) {f.loss_fraction:.4%}")
+print(f"simulated {mean:.4%} +- {se:.4%}; complete model {exact:.4%}; first order (the answer) {f.fraction_of_day:.4%}")
 print(f"simulation within 3 SE of the complete model: {abs(mean - exact) < 3 * se}")
 assert abs(mean - exact) < 3 * se
 
@@ -169,13 +174,13 @@ assert abs(mean - exact) < 3 * se
 # %%
 print(ans.text)
 if rate_ci is not None:
-    lo, hi = (answer(**(inputs | {"rate_per_gpu_day": r})) for r in rate_ci)
-    print(f"\nWith the 95 % interval of your counted rate, the floor lies between {lo.floor.floor_fraction:.3%} and "
-          f"{hi.floor.floor_fraction:.3%} of the day.")
+    lo, hi = (answer(scenario.replace(rate_per_gpu_day=r)) for r in rate_ci)
+    print(f"\nWith the 95 % interval of your counted rate, the floor lies between {lo.after.floor_fraction:.3%} and "
+          f"{hi.after.floor_fraction:.3%} of the day.")
 
 # %% [markdown]
 # **Try it**
-# - Paste the blocking write cost [notebook 05](05-write-cost.ipynb) measured on your machine into `write_cost_s`: how far does the "before" interval move?
+# - Paste the blocking write cost [notebook 05](05-write-cost.ipynb) measured on your machine into `write_cost_min` (minutes): how far does the "before" interval move?
 # - Set `observed_failures` and `observed_days` from your own incident log: how wide is the floor's range?
 # - Run `python -m course_lib budget --gpus 16384 --rate 8.1e-4 --json` and compare with this notebook run at the same numbers.
 #
@@ -184,7 +189,7 @@ if rate_ci is not None:
 # %%
 nb = "09-your-fleet"
 for row in ans.rows():
-    ledger.record(nb, f"answer_{row.key}", row.label, row.value, row.unit, row.fmt)
+    ledger.record(nb, row.key, row.label, row.value, row.unit, row.fmt)
 print(ledger.table())
 
 # %% [markdown]
@@ -193,7 +198,7 @@ print(ledger.table())
 # %%
 print(
     f"{ans.n_gpus:,} GPUs: baseline {b.fraction_of_day:.2%} of the day; optimal interval {ans.interval_before_min:.2f} min "
-    f"before and {ans.interval_after_min:.2f} min after the in-memory checkpoint; after the levers {f.loss_fraction:.3%}; "
+    f"before and {ans.interval_after_min:.2f} min after the in-memory checkpoint; after the levers {f.fraction_of_day:.3%}; "
     f"floor lambda (D + R) {f.floor_fraction:.3%} ({f.floor_minutes_per_day:.2f} min/day)."
 )
 

@@ -110,7 +110,7 @@ nb03.health_check_period(answer)
 # question's two failures a day, one check may cost only
 
 # %%
-check_min = rs.lever_inputs()["heartbeat_check_interval"].minutes
+check_min = Scenario().detect_after_min
 (c_star,) = sp.solve(sp.Eq(answer, check_min), c)
 c_value = float(c_star.subs({lam: budget.failures_per_day, T: MINUTES_PER_DAY}))
 print(f"check period {check_min * 60:g} s is optimal when one check costs {c_value * 60_000:.2f} ms of job time")
@@ -131,7 +131,7 @@ print(f"check period {check_min * 60:g} s is optimal when one check costs {c_val
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# Build the worse scenario with `Scenario().replace(restarts_per_day=...)`, rebuild the levers for it (`rs.default_levers(worse)`) and run `rs.waterfall` from `rs.baseline_budget(worse)`; the last step's `after` is what is left.
+# Build the worse scenario with `Scenario().replace(failures_per_day=...)`, rebuild the levers for it (`rs.default_levers(worse)`) and run `rs.waterfall` from `rs.baseline_budget(worse)`; the last step's `after` is what is left.
 #
 # </details>
 
@@ -140,7 +140,7 @@ failures_per_day = 4.0
 
 # %% tags=["solution"]
 # Task: set `answer` to the minutes per day left after notebook 03's four levers (largest first) when the job fails `failures_per_day` times a day.
-worse = Scenario().replace(restarts_per_day=failures_per_day)
+worse = Scenario().replace(failures_per_day=failures_per_day)
 steps = rs.waterfall(rs.baseline_budget(worse), rs.default_levers(worse))
 answer = steps[-1].after.minutes_per_day
 for step in steps:
@@ -163,4 +163,4 @@ print(f"{failures_per_day / budget.failures_per_day:g}x the failures -> {answer 
 
 # %% [markdown]
 # **Next:** [the exercises for notebook 04](../exercises/04-optimal-interval-ex.ipynb) work with the interval optimum that the
-# shorter-interval lever used.
+# in-memory checkpoint lever used.

@@ -136,7 +136,7 @@ print("in-process ceiling / process-restart ceiling =", sp.simplify(answer / (de
 # %% tags=["solution"]
 # Task: put the tuned hang restart's four stages (converted to minutes) into a restart.RestartBudget at the question's restarts per day and set `answer` to its % of the day.
 stages = rs.RestartStages(**{stage: seconds / 60 for stage, seconds in bench.stages("hang", "tuned").items()})
-budget = rs.RestartBudget(failures_per_day=Scenario().restarts_per_day, stages=stages)
+budget = rs.RestartBudget(failures_per_day=Scenario().failures_per_day, stages=stages)
 answer = 100 * budget.fraction_of_day
 print(f"{stages.total * 60:.2f} s per restart x {budget.failures_per_day:g} a day = {budget.minutes_per_day:.3f} min/day = {answer:.4f} % of the day")
 

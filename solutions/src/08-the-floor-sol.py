@@ -21,20 +21,20 @@ rng = setup()
 # %%
 import sympy as sp
 
-from course_lib import MINUTES_PER_DAY
+from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import floor as fl
 from course_lib.answer import answer as course_answer
 from course_lib.check import nb08
 
 here = course_answer()
-f = here.floor
-print(f"{here.n_gpus:,} GPUs after every lever: {f.loss_minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
+f = here.after
+print(f"{here.n_gpus:,} GPUs after every lever: {f.minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
       f"+ rewind {f.rewind_minutes_per_day:.2f} + writes {f.write_minutes_per_day:.2f}")
 
 # %% [markdown]
 # ## Exercise 1 · The floor's share on a bigger fleet
 #
-# `course_answer(n_gpus=...)` (`course_lib.answer.answer`, [notebook 09](../notebooks/09-your-fleet.ipynb)'s function) applies every lever
+# `course_answer(Scenario().replace(n_gpus=...))` (`course_lib.answer.answer`, [notebook 09](../notebooks/09-your-fleet.ipynb)'s function) applies every lever
 # of [notebook 08](../notebooks/08-the-floor.ipynb) to a fleet at the question's per-GPU failure rate. Take `n_gpus` = 16,384 GPUs (a
 # course choice, Llama 3's "up to 16K").
 #
@@ -45,7 +45,7 @@ print(f"{here.n_gpus:,} GPUs after every lever: {f.loss_minutes_per_day:.2f} min
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# `course_answer(n_gpus=...).floor` carries both `floor_minutes_per_day` and `loss_minutes_per_day`: the share is their ratio.
+# `course_answer(Scenario().replace(n_gpus=...)).after` is the day after every lever: it carries both `floor_minutes_per_day` and `minutes_per_day`, and the share is their ratio.
 #
 # </details>
 
@@ -54,9 +54,9 @@ n_gpus = 16_384
 
 # %% tags=["solution"]
 # Task: compute `answer`, the floor's share of the after-levers loss (floor_minutes_per_day / loss_minutes_per_day) on `n_gpus` GPUs.
-big = course_answer(n_gpus=n_gpus).floor
-answer = big.floor_minutes_per_day / big.loss_minutes_per_day
-print(f"{n_gpus:,} GPUs: floor {big.floor_minutes_per_day:.2f} of {big.loss_minutes_per_day:.2f} min/day = {answer:.1%}; "
+big = course_answer(Scenario().replace(n_gpus=n_gpus)).after
+answer = big.floor_minutes_per_day / big.minutes_per_day
+print(f"{n_gpus:,} GPUs: floor {big.floor_minutes_per_day:.2f} of {big.minutes_per_day:.2f} min/day = {answer:.1%}; "
       f"snapshot {60_000 * big.write_cost_min:.1f} ms, interval {big.interval_min:.2f} min")
 
 # %%
@@ -69,7 +69,7 @@ nb08.floor_share_at(answer)
 # the floor takes over:
 
 # %%
-big = course_answer(n_gpus=n_gpus).floor
+big = course_answer(Scenario().replace(n_gpus=n_gpus)).after
 print(f"checkpoint term: {f.checkpoint_minutes_per_day:.2f} min/day at {here.n_gpus:,} GPUs, "
       f"{big.checkpoint_minutes_per_day:.2f} at {n_gpus:,}; floor {f.floor_minutes_per_day:.2f} -> {big.floor_minutes_per_day:.2f}")
 
@@ -157,8 +157,8 @@ nb08.sdc_crossover(answer)
 
 # %%
 share = fl.table5_share(["Silent Data Corruption"])
-minutes = float(answer.subs({s: share, D: f.detect_min, R: f.restart_min}))
-print(f"SDC share {share:.2%}, D + R = {f.detect_min + f.restart_min:.3f} min: crossover after {minutes:.1f} min = {minutes / 60:.2f} h")
+minutes = float(answer.subs({s: share, D: f.stages.detect, R: (f.stages.reschedule + f.stages.reload)}))
+print(f"SDC share {share:.2%}, D + R = {f.stages.restart_cost:.3f} min: crossover after {minutes:.1f} min = {minutes / 60:.2f} h")
 
 # %% [markdown]
 # The levers made D + R small, so the crossover is short: SDC detection (loss-spike and gradient checks)

@@ -30,7 +30,7 @@ from course_lib.check import nb09
 # A made-up log (a course choice, the example in [notebook 09](../notebooks/09-your-fleet.ipynb)'s papermill line): a job on `n_gpus`
 # GPUs counted `observed_failures` unexpected failures in `observed_days` days. Every other input is
 # the course's (the stage minutes of [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb), the levers' sourced numbers, the 405B state split over
-# the fleet): `course_answer(n_gpus=..., rate_per_gpu_day=...)` computes the whole answer, as in
+# the fleet): `course_answer(Scenario().replace(n_gpus=..., rate_per_gpu_day=...))` computes the whole answer, as in
 # [notebook 09](../notebooks/09-your-fleet.ipynb).
 
 # %%
@@ -48,15 +48,15 @@ print(f"{observed_failures} failures in {observed_days} days on {n_gpus:,} GPUs"
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# The rate is failures / (GPUs x days) (`failures.rate_per_gpu_day`); `course_answer(n_gpus=..., rate_per_gpu_day=rate).floor.loss_fraction` is a fraction, the answer a percentage.
+# The rate is failures / (GPUs x days) (`failures.rate_per_gpu_day`); `course_answer(Scenario().replace(n_gpus=..., rate_per_gpu_day=rate)).after.fraction_of_day` is a fraction, the answer a percentage.
 #
 # </details>
 
 # %% tags=["solution"]
-# Task: compute `rate`, the log's failures per GPU-day, and `answer`, the % of the day the fleet still loses after every lever (course_answer(...).floor.loss_fraction).
+# Task: compute `rate`, the log's failures per GPU-day, and `answer`, the % of the day the fleet still loses after every lever (course_answer(...).after.fraction_of_day).
 rate = failures.rate_per_gpu_day(observed_failures, n_gpus, observed_days)
-fleet = course_answer(n_gpus=n_gpus, rate_per_gpu_day=rate)
-answer = 100 * fleet.floor.loss_fraction
+fleet = course_answer(Scenario().replace(n_gpus=n_gpus, rate_per_gpu_day=rate))
+answer = 100 * fleet.after.fraction_of_day
 print(fleet.text)
 
 # %%
@@ -81,14 +81,14 @@ print(f"rate {rate:.2e} per GPU-day = {rate / Scenario().rate_per_gpu_day:.2f}x 
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# `failures.rate_ci_per_gpu_day(..., confidence=0.95)` returns (low, high): run the answer at `high` and read `floor.floor_fraction`.
+# `failures.rate_ci_per_gpu_day(..., confidence=0.95)` returns (low, high): run the answer at `high` and read `.after.floor_fraction`.
 #
 # </details>
 
 # %% tags=["solution"]
-# Task: compute `answer`, the floor (course_answer(...).floor.floor_fraction, in % of the day) at the upper end of the 95% interval of the log's rate.
+# Task: compute `answer`, the floor (course_answer(...).after.floor_fraction, in % of the day) at the upper end of the 95% interval of the log's rate.
 low, high = failures.rate_ci_per_gpu_day(observed_failures, n_gpus, observed_days, confidence=0.95)
-answer = 100 * course_answer(n_gpus=n_gpus, rate_per_gpu_day=high).floor.floor_fraction
+answer = 100 * course_answer(Scenario().replace(n_gpus=n_gpus, rate_per_gpu_day=high)).after.floor_fraction
 print(f"rate 95% interval {low:.2e} to {high:.2e} per GPU-day; floor at the upper end {answer:.3f} % of the day")
 
 # %%
@@ -99,7 +99,7 @@ nb09.floor_upper_bound(answer)
 # scaled; a week's count leaves it uncertain by tens of percent either way:
 
 # %%
-point = 100 * course_answer(n_gpus=n_gpus, rate_per_gpu_day=rate).floor.floor_fraction
+point = 100 * course_answer(Scenario().replace(n_gpus=n_gpus, rate_per_gpu_day=rate)).after.floor_fraction
 print(f"floor at the point estimate {point:.3f} %, upper end {answer:.3f} % ({answer / point - 1:+.0%})")
 
 # %% [markdown]
@@ -135,7 +135,7 @@ nb09.break_even_write_cost(answer)
 # per-GPU shard at the measured bandwidths, `data/write_costs.csv`):
 
 # %%
-fleet = course_answer(n_gpus=n_gpus, rate_per_gpu_day=rate)
+fleet = course_answer(Scenario().replace(n_gpus=n_gpus, rate_per_gpu_day=rate))
 print(f"break-even {answer:.1f} s; this fleet's torch.save + fsync {60 * fleet.write_cost_before_min:.2f} s, "
       f"in-memory snapshot {60_000 * fleet.snapshot_cost_min:.1f} ms")
 print(f"for the question's fleet (M = {Scenario().fleet_mtbf_hours * 60:.0f} min) the break-even is "

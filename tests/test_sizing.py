@@ -1,4 +1,4 @@
-"""Scaling a measured write cost to per-GPU shards, and notebook 05's figures."""
+"""course_lib.sizing: shards, copy times, a measured write cost scaled to per-GPU shards; notebook 05's figures."""
 import math
 
 import matplotlib
@@ -9,13 +9,24 @@ import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from course_lib.checkpoint.scaling import GIB, interval_rows, shard_bytes, write_cost_s  # noqa: E402
+from course_lib.sizing import GB, GIB, copy_min, interval_rows, shard_bytes, write_cost_min_per_gib  # noqa: E402
 from course_lib.plots.checkpoint import scaled_cost_lines, write_cost_bars  # noqa: E402
 
 
 def test_shard_of_405b_on_4096_gpus():
-    # 405e9 x 16 B / 4096 = 1.58e9 B, the 1.6 GB of facts.md section 7
-    assert shard_bytes(405e9, 4096) == pytest.approx(1.58203125e9)
+    # 405e9 x 16 B / 4096 = 1.58e9 B; 12 B/param (the checkpoint content without gradients) is 3/4 of it
+    assert shard_bytes(405e9, 16, 4096) == pytest.approx(1.58203125e9, rel=1e-15, abs=0)
+    assert shard_bytes(405e9, 12, 4096) / shard_bytes(405e9, 16, 4096) == pytest.approx(0.75, rel=1e-15, abs=0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(1e6, 1e12), st.floats(1e-2, 1e3), st.integers(1, 2**20))
+def test_shard_scales_as_one_over_n_and_copy_time_as_bytes(params, bw, n):
+    one = shard_bytes(params, 14, 1)
+    assert shard_bytes(params, 14, n) == pytest.approx(one / n, rel=1e-12, abs=0)
+    assert copy_min(one, bw) == pytest.approx(one / GB / bw / 60, rel=1e-12, abs=0)
+    assert copy_min(2 * one, bw) == pytest.approx(2 * copy_min(one, bw), rel=1e-12, abs=0)
+    assert write_cost_min_per_gib(GIB, bw) == pytest.approx(bw / 60, rel=1e-12, abs=0)
 
 
 @settings(max_examples=30, deadline=None)
@@ -34,8 +45,8 @@ def test_four_times_cheaper_write_halves_the_interval():
     assert a["interval_min"] / b["interval_min"] == pytest.approx(2.0)
 
 
-@pytest.mark.parametrize("call, word", [(lambda: shard_bytes(0, 8), "params"), (lambda: shard_bytes(1e9, 0), "n_gpus"),
-                                        (lambda: write_cost_s(GIB, -1), "seconds_per_gib"), (lambda: interval_rows({}, {}, 0), "mtbf_min")])
+@pytest.mark.parametrize("call, word", [(lambda: shard_bytes(0, 16, 8), "params"), (lambda: shard_bytes(1e9, 16, 0), "n_gpus"), (lambda: shard_bytes(1e9, -1, 8), "bytes_per_param"), (lambda: copy_min(1e9, 0), "gb_per_s"),
+                                        (lambda: write_cost_min_per_gib(GIB, -1), "seconds_per_gib"), (lambda: interval_rows({}, {}, 0), "mtbf_min")])
 def test_validation_names_parameter(call, word):
     with pytest.raises(ValueError, match=word):
         call()
