@@ -2,12 +2,18 @@
 """Generate exercises/NN-slug-ex.ipynb from solutions/NN-slug-sol.ipynb (the source of truth).
 
 Cells tagged ``solution`` are replaced by a stub that raises ``NotImplementedError`` with the
-cell's task sentence (its first line, written ``# Task: ...``); every output is cleared.
+cell's task sentence (its first line, written ``# Task: ...``); the stub first sets the names
+the check cell below it reads to ``None``, so a check run before the exercise is done says
+"no answer yet" instead of raising a ``NameError`` (or grading an earlier exercise's
+``answer``). Every output is cleared. Each ``**Why.**`` explanation is folded (an HTML
+``<details>``, with the code cells that follow it collapsed), so it does not give the answer
+away beside the task: the learner opens it once the check says *Correct*, or on purpose.
 ``python scripts/make_exercises.py`` writes them; ``--check`` exits 1 when a committed
 exercise differs from what the solutions generate (tests/test_exercises.py runs it).
 """
 from __future__ import annotations
 
+import ast
 import copy
 import sys
 from pathlib import Path
@@ -18,6 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 TAG = "solution"
+WHY = "**Why.**"
+WHY_SUMMARY = "Why (open it once the check above says Correct, or when you want the reasoning)"
 
 
 def task_sentence(source: str) -> str:
@@ -28,11 +36,29 @@ def task_sentence(source: str) -> str:
     raise ValueError("a cell tagged 'solution' must start with a '# Task: ...' comment line")
 
 
-def stub(source: str) -> str:
-    """The exercise version of a solution cell: keep the task and the ``answer = ...`` names."""
+def stub(source: str, names: tuple[str, ...] = ()) -> str:
+    """The exercise version of a solution cell: keep the task, set the checked ``names`` to None, raise."""
     task = task_sentence(source)
     keep = [line for line in source.splitlines() if line.strip().lower().startswith("# task:")]
-    return "\n".join(keep + ["# Your code here.", f"raise NotImplementedError({task!r})"])
+    placeholder = [f"{' = '.join(names)} = None  # your code below sets {', '.join(f'`{n}`' for n in names)}"] if names else []
+    return "\n".join(keep + placeholder + ["# Your code here.", f"raise NotImplementedError({task!r})"])
+
+
+def checked_names(solution_source: str, check_source: str) -> tuple[str, ...]:
+    """Names the check cell reads that the solution cell assigns, in the check's order."""
+    try:
+        assigned = {t.id for node in ast.walk(ast.parse(solution_source)) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    for t in ast.walk(target) if isinstance(t, ast.Name)}
+        read = [n.id for n in ast.walk(ast.parse(check_source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    except SyntaxError:
+        return ()
+    return tuple(dict.fromkeys(n for n in read if n in assigned))
+
+
+def fold_why(source: str) -> str:
+    """A ``**Why.**`` markdown cell as a folded ``<details>`` (JupyterLab and the website both fold it)."""
+    return f'<details class="course-why"><summary>{WHY_SUMMARY}</summary>\n\n{source.strip()}\n\n</details>'
 
 
 def exercise_path(solution: Path) -> Path:
@@ -43,14 +69,25 @@ def generate(solution: Path):
     nb = nbformat.read(solution, as_version=4)
     ex = copy.deepcopy(nb)
     ex.metadata.pop("widgets", None)
-    for cell in ex.cells:
+    in_why = False
+    for i, cell in enumerate(ex.cells):
+        if cell.cell_type == "markdown":
+            in_why = cell.source.lstrip().startswith(WHY)
+            if in_why:
+                cell.source = fold_why(cell.source)
+            continue
         if cell.cell_type != "code":
             continue
         cell.outputs = []
         cell.execution_count = None
         if TAG in cell.metadata.get("tags", []):
-            cell.source = stub(cell.source)
+            after = next((c for c in ex.cells[i + 1:] if c.cell_type == "code"), None)
+            names = checked_names(cell.source, after.source) if after is not None else ()
+            cell.source = stub(cell.source, names)
             cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != TAG] + ["exercise"]
+        elif in_why:  # the code of an explanation: collapsed in JupyterLab, behind a toggle on the website
+            cell.metadata["jupyter"] = {"source_hidden": True}
+            cell.metadata["tags"] = list(cell.metadata.get("tags", [])) + ["hide-input"]
     return ex
 
 
