@@ -56,9 +56,9 @@ def _floor_html(n_gpus):
     return floor_html(n_gpus)
 
 
-FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="fleet GPUs", expected=_floor_html)
+FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="GPUs in the job", expected=_floor_html)
 # The same dashboard alone, as `make app` serves it to a classroom (Voila runs only these few cells).
-FLOOR_APP = DashboardTarget(notebook="notebooks/floor-dashboard.ipynb", slider="fleet GPUs", expected=_floor_html)
+FLOOR_APP = DashboardTarget(notebook="notebooks/floor-dashboard.ipynb", slider="GPUs in the job", expected=_floor_html)
 
 TARGET = FLOOR  # <- the one line that picks the notebook a learner runs in JupyterLab (or FIXTURE)
 APP_TARGET = FLOOR_APP  # <- and the one the Voila app serves (scripts/app.py's default)

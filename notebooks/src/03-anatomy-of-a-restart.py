@@ -264,21 +264,21 @@ print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.
 def show_levers(failures_per_day=2.0, heartbeat=True, hot_spare=True, memory_reload=True, interval=True):
     chosen = [lv for lv, on in zip(levers, (heartbeat, hot_spare, memory_reload, interval)) if on]
     start = budget.with_failures_per_day(failures_per_day)
-    if not chosen:
-        print(f"no lever: {start.fraction_of_day:.2%} of the day")
-        return
-    waterfall_chart(rs.waterfall(start, chosen), title=f"{failures_per_day:g} failures a day")
+    waterfall_chart(rs.waterfall(start, chosen), title=f"{failures_per_day:g} failures a day", start=start)
     plt.show()
 
 
 show_levers(2 * budget.failures_per_day)
 
 # %% tags=["nbval-ignore-output", "skip-execution"]
-from ipywidgets import FloatSlider, interact
+from ipywidgets import Checkbox, FloatSlider, interact
 
 _ = interact(
     show_levers,
-    failures_per_day=FloatSlider(value=budget.failures_per_day, min=0.5, max=10.0, step=0.5, continuous_update=False),
+    failures_per_day=FloatSlider(value=budget.failures_per_day, min=0.5, max=10.0, step=0.5, description="failures a day",
+                                 style={"description_width": "initial"}, continuous_update=False),
+    **{key: Checkbox(value=True, description=lever.name, indent=False)
+       for key, lever in zip(("heartbeat", "hot_spare", "memory_reload", "interval"), levers)},
 )
 
 # %% [markdown]

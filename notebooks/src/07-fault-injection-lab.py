@@ -331,7 +331,8 @@ def show_restart(restart_index=0):
     plt.show()
 
 
-_ = interact(show_restart, restart_index=IntSlider(value=0, min=0, max=len(lab.restarts) - 1, continuous_update=False))
+_ = interact(show_restart, restart_index=IntSlider(value=0, min=0, max=len(lab.restarts) - 1, description="restart shown (0 = first)",
+                                                   style={"description_width": "initial"}, continuous_update=False))
 
 # %% [markdown]
 # **Try it**
