@@ -45,9 +45,10 @@ papermill: $(STAMP)
 browser: $(STAMP)
 	$(PYTEST) tests/test_browser.py -q -rs
 
-## make lab: JupyterLab on the course (works as root too).
+## make lab: JupyterLab on the course (works as root too). PORT=8890 picks the port; ARGS passes any
+## other `jupyter lab` flag, e.g. make lab PORT=8890 ARGS=--no-browser (on a remote machine).
 lab: $(STAMP)
-	$(BIN)/jupyter lab --allow-root --notebook-dir=. notebooks/00-the-question.ipynb
+	$(BIN)/jupyter lab --allow-root --notebook-dir=. $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(ARGS) notebooks/00-the-question.ipynb
 
 ## make app: serve the floor dashboard (notebooks/floor-dashboard.ipynb, from notebook 08) as a Voila app on http://127.0.0.1:8866, code hidden
 ## (works as root). NB=notebooks/04-optimal-interval.ipynb or PORT=8867 to change.
