@@ -29,12 +29,13 @@ site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
 ## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
-## runs, then the browser test (last and alone: its servers need the CPU the others would take).
+## runs, then the browser tests (last and alone: their servers need the CPU the others would take):
+## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline).
 test: $(STAMP)
 	$(MAKE) --no-print-directory unit nbval papermill browser
 
 unit: $(STAMP)
-	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py -q
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py --ignore=tests/test_site.py -q
 
 nbval: $(STAMP)
 	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
@@ -43,7 +44,7 @@ papermill: $(STAMP)
 	$(PYTEST) tests/papermill $(XDIST) -q
 
 browser: $(STAMP)
-	$(PYTEST) tests/test_browser.py -q -rs
+	$(PYTEST) tests/test_browser.py tests/test_site.py -q -rs
 
 ## make lab: JupyterLab on the course (works as root too). PORT=8890 picks the port; ARGS passes any
 ## other `jupyter lab` flag, e.g. make lab PORT=8890 ARGS=--no-browser (on a remote machine).
