@@ -152,7 +152,7 @@ def home_page(root: Path = ROOT) -> str:
         ex_cell = f"{_link(ex[n], 'exercises ' + n)} ({ex_minutes[n]} min)" if n in ex else "none"
         sol_cell = _link(sol[n], "solutions " + n) if n in sol else "none"
         minutes = f"{i['minutes']} min" if i["minutes"] else ""
-        rows.append(f"| {n} | {_link(i['path'], i['short'])} | {minutes} | {pre} | {ex_cell} | {sol_cell} |")
+        rows.append(f"| {n} | {_link(i['path'], toc_title(i['path']).split(' · ', 1)[1])} | {minutes} | {pre} | {ex_cell} | {sol_cell} |")
     total = sum(i["minutes"] or 0 for i in infos)
     total_ex = sum(m or 0 for m in ex_minutes.values())
     toc = lambda caption, paths: "\n".join(  # noqa: E731
@@ -164,13 +164,10 @@ def home_page(root: Path = ROOT) -> str:
         "> *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day, about 15 minutes each).",
         "> Fix it, and say where the floor is.*",
         "",
-        "This course answers that question end to end, one notebook per step: each derives one result with real",
-        "numbers, checks it by simulation or measurement, and hands its number to the next. Read the lessons in",
-        "order; each ends by pointing to its exercises, and every exercise checks your answer and names the likely",
-        "mistake. The solutions are worked versions of the exercises: open one after your own attempt.",
-        "",
-        "This site shows the notebooks as they were executed. To run them, change a parameter or move a slider,",
-        "open them in JupyterLab (`make lab`); the floor dashboard is also a classroom app (`make app`).",
+        "One notebook per step, each handing its number to the next. Read the lessons in order; each ends by",
+        "pointing to its exercises, whose checks name your likely mistake; open a solution after your own attempt.",
+        "This site shows the executed notebooks: to run them or move a slider, open them in JupyterLab",
+        "(`make lab`); the floor dashboard is also a classroom app (`make app`).",
         "",
         "## The map",
         "",
