@@ -42,3 +42,20 @@ def test_symbolic_grading():
     fb = grade_expr(sympy.sqrt(d * M), right, mistakes=[(sympy.sqrt(d * M), "lost the factor 2 from the mean rewind tau/2")])
     assert not fb.ok and "factor 2" in fb.message
     assert isinstance(grade_expr(None, right), Feedback)
+
+
+def test_verdict_is_a_word_in_colour_not_an_emoji():
+    right, wrong = grade(12.0, 12.0, unit="h", exercise="02.2"), grade(720.0, 12.0, unit="h", exercise="02.2")
+    assert right.verdict == "Correct" and wrong.verdict == "Not yet"
+    r, w = right._repr_html_(), wrong._repr_html_()
+    assert ">Correct</strong>" in r and ">Not yet</strong>" in w
+    assert "#1a7f37" in r and "#b8400b" in w  # green, red-orange
+    assert "course-feedback-correct" in r and "course-feedback-not-yet" in w
+    assert not any(ord(ch) > 0x2FFF for ch in r + w), "no emoji: a machine without an emoji font shows a box"
+    assert "&lt;" in Feedback(False, "a < b")._repr_html_()  # the message is escaped
+
+
+def test_form_messages_name_the_stub_and_the_unit():
+    assert "raise NotImplementedError" in grade(None, 1.0).message
+    assert "`...`" not in grade(None, 1.0).message
+    assert "expected a finite number (in min), got nan" in grade(float("nan"), 1.0, unit="min").message
