@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course test unit nbval papermill browser lab app bench clean
+.PHONY: course site test unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,18 +18,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
-## make course: execute every notebook in order (papermill) into build/notebooks, render HTML
-## into build/html, print the answer table. FLEET=16384 runs the whole course for another fleet.
+## make course: execute every notebook in order (papermill) into build/notebooks, build the course
+## website from them into build/site (open build/site/index.html), print the answer table.
+## FLEET=16384 runs the whole course for another fleet.
 course: $(STAMP)
 	$(BIN)/python scripts/run_course.py $(if $(FLEET),--param n_gpus=$(FLEET))
 
+## make site: only the website, from the committed (already executed) notebooks (seconds).
+site: $(STAMP)
+	$(BIN)/python scripts/build_site.py
+
 ## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
-## runs, then the browser test (last and alone: its servers need the CPU the others would take).
+## runs, then the browser tests (last and alone: their servers need the CPU the others would take):
+## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline).
 test: $(STAMP)
 	$(MAKE) --no-print-directory unit nbval papermill browser
 
 unit: $(STAMP)
-	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py -q
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py --ignore=tests/test_site.py -q
 
 nbval: $(STAMP)
 	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
@@ -38,11 +44,12 @@ papermill: $(STAMP)
 	$(PYTEST) tests/papermill $(XDIST) -q
 
 browser: $(STAMP)
-	$(PYTEST) tests/test_browser.py -q -rs
+	$(PYTEST) tests/test_browser.py tests/test_site.py -q -rs
 
-## make lab: JupyterLab on the course (works as root too).
+## make lab: JupyterLab on the course (works as root too). PORT=8890 picks the port; ARGS passes any
+## other `jupyter lab` flag, e.g. make lab PORT=8890 ARGS=--no-browser (on a remote machine).
 lab: $(STAMP)
-	$(BIN)/jupyter lab --allow-root --notebook-dir=. notebooks/00-the-question.ipynb
+	$(BIN)/jupyter lab --allow-root --notebook-dir=. $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(ARGS) notebooks/00-the-question.ipynb
 
 ## make app: serve the floor dashboard (notebooks/floor-dashboard.ipynb, from notebook 08) as a Voila app on http://127.0.0.1:8866, code hidden
 ## (works as root). NB=notebooks/04-optimal-interval.ipynb or PORT=8867 to change.

@@ -15,6 +15,7 @@ exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ._validate import check_int_positive, check_non_negative, check_positive
@@ -66,7 +67,7 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
     p.add_argument("--detect", type=non_negative_float, metavar="MIN", help="minutes to detect a failure (>= 0; course: 5)")
     p.add_argument("--reschedule", type=non_negative_float, metavar="MIN",
                    help="minutes to tear down, replace the node and restart (>= 0; course: the rest of 15 min)")
-    p.add_argument("--reload", type=non_negative_float, metavar="MIN", help="minutes to reload the checkpoint (>= 0; course: 129.5 s)")
+    p.add_argument("--reload", type=non_negative_float, metavar="MIN", help="minutes to reload the checkpoint (>= 0; course: 2.16 min, i.e. 129.5 s)")
     p.add_argument("--interval", type=positive_float, metavar="MIN", help="current checkpoint interval in minutes (> 0; course: 10)")
     p.add_argument("--write-cost", type=positive_float, metavar="MIN",
                    help="blocking minutes per checkpoint of your current synchronous write (> 0; course: the shard at "
@@ -107,9 +108,9 @@ def _flag_message(exc: ValueError) -> str:
 def main(argv=None) -> int:
     """Entry point of ``python -m course_lib budget`` and the ``course-budget`` script."""
     args = list(sys.argv[1:] if argv is None else argv)
-    prog = "course-budget"
+    prog = "python -m course_lib" if __name__ == "__main__" else "course-budget"  # the name a person typed
     if args and args[0] == "budget":
-        args, prog = args[1:], "python -m course_lib budget"
+        args, prog = args[1:], f"{prog} budget"
     elif args and not args[0].startswith("-"):
         print(f"{prog}: error: unknown command {args[0]!r} (the command is 'budget')", file=sys.stderr)
         return 2
@@ -135,5 +136,19 @@ def main(argv=None) -> int:
     return 0
 
 
+def cli() -> int:
+    """:func:`main` for a shell: output piped into ``head`` (which closes the pipe early) ends quietly."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader left: send what is still buffered to /dev/null so the interpreter's own
+        # flush at exit raises nothing either (Python docs, "Note on SIGPIPE")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a program stopped by a closed pipe
+    return code
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())

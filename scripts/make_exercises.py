@@ -3,14 +3,20 @@
 
 The jupytext percent source of a solution is the source of truth: it is read as text (the same
 reader as ``scripts/nb.py``: cell ids c000, c001, ..., the course's kernelspec, no
-``metadata.widgets``), each cell tagged ``solution`` is replaced by a stub that keeps its task
-line (``# Task: ...``) and raises ``NotImplementedError`` with it, and the notebook is written
-with no outputs. Nothing is executed, so editing an exercise needs no run of its solution.
+``metadata.widgets``) and the notebook is written with no outputs. Nothing is executed, so
+editing an exercise needs no run of its solution. Cells tagged ``solution`` are replaced by a
+stub that raises ``NotImplementedError`` with the cell's task sentence (its first line, written
+``# Task: ...``); the stub first sets the names the check cell below it reads to ``None``, so a
+check run before the exercise is done says "no answer yet" instead of raising a ``NameError``
+(or grading an earlier exercise's ``answer``). Each ``**Why.**`` explanation is folded (an HTML
+``<details>``, with the code cells that follow it collapsed), so it does not give the answer
+away beside the task: the learner opens it once the check says *Correct*, or on purpose.
 ``python scripts/make_exercises.py`` writes them; ``--check`` exits 1 when a committed exercise
 differs from what the sources generate (tests/test_exercises.py runs it).
 """
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -22,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ROOT / "solutions" / "src"
 EXERCISES = ROOT / "exercises"
 TAG = "solution"
+WHY = "**Why.**"
+WHY_SUMMARY = "Why (open it once the check above says Correct, or when you want the reasoning)"
 
 
 def task_sentence(source: str) -> str:
@@ -32,11 +40,29 @@ def task_sentence(source: str) -> str:
     raise ValueError("a cell tagged 'solution' must start with a '# Task: ...' comment line")
 
 
-def stub(source: str) -> str:
-    """The exercise version of a solution cell: keep the task and the ``answer = ...`` names."""
+def stub(source: str, names: tuple[str, ...] = ()) -> str:
+    """The exercise version of a solution cell: keep the task, set the checked ``names`` to None, raise."""
     task = task_sentence(source)
     keep = [line for line in source.splitlines() if line.strip().lower().startswith("# task:")]
-    return "\n".join(keep + ["# Your code here.", f"raise NotImplementedError({task!r})"])
+    placeholder = [f"{' = '.join(names)} = None  # your code below sets {', '.join(f'`{n}`' for n in names)}"] if names else []
+    return "\n".join(keep + placeholder + ["# Your code here.", f"raise NotImplementedError({task!r})"])
+
+
+def checked_names(solution_source: str, check_source: str) -> tuple[str, ...]:
+    """Names the check cell reads that the solution cell assigns, in the check's order."""
+    try:
+        assigned = {t.id for node in ast.walk(ast.parse(solution_source)) if isinstance(node, (ast.Assign, ast.AnnAssign))
+                    for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                    for t in ast.walk(target) if isinstance(t, ast.Name)}
+        read = [n.id for n in ast.walk(ast.parse(check_source)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    except SyntaxError:
+        return ()
+    return tuple(dict.fromkeys(n for n in read if n in assigned))
+
+
+def fold_why(source: str) -> str:
+    """A ``**Why.**`` markdown cell as a folded ``<details>`` (JupyterLab and the website both fold it)."""
+    return f'<details class="course-why"><summary>{WHY_SUMMARY}</summary>\n\n{source.strip()}\n\n</details>'
 
 
 def exercise_path(solution: Path) -> Path:
@@ -47,10 +73,23 @@ def generate(solution: Path):
     """The exercise notebook of one solution source (never executed, so it has no outputs)."""
     ex = read_source(solution)
     clean(ex)
-    for cell in ex.cells:
-        if cell.cell_type == "code" and TAG in cell.metadata.get("tags", []):
-            cell.source = stub(cell.source)
+    in_why = False
+    for i, cell in enumerate(ex.cells):
+        if cell.cell_type == "markdown":
+            in_why = cell.source.lstrip().startswith(WHY)
+            if in_why:
+                cell.source = fold_why(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        if TAG in cell.metadata.get("tags", []):
+            after = next((c for c in ex.cells[i + 1:] if c.cell_type == "code"), None)
+            names = checked_names(cell.source, after.source) if after is not None else ()
+            cell.source = stub(cell.source, names)
             cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != TAG] + ["exercise"]
+        elif in_why:  # the code of an explanation: collapsed in JupyterLab, behind a toggle on the website
+            cell.metadata["jupyter"] = {"source_hidden": True}
+            cell.metadata["tags"] = list(cell.metadata.get("tags", [])) + ["hide-input"]
     return ex
 
 

@@ -3,6 +3,7 @@
 
     python scripts/nb.py notebooks/src/02-fleet-mtbf.py      # -> notebooks/02-fleet-mtbf.ipynb
     python scripts/nb.py solutions/src/02-fleet-mtbf-sol.py  # -> solutions/02-fleet-mtbf-sol.ipynb
+    python scripts/nb.py --markdown-only notebooks/src/*.py  # only text changed: no execution, outputs kept
 
 The source (percent format, cell tags as ``# %% tags=["parameters"]``) is the diffable
 text a maintainer edits; the committed .ipynb is that source executed in order, with
@@ -56,9 +57,34 @@ def build(src: Path, execute: bool = True, timeout: int = 600) -> Path:
     return dest
 
 
+def update_markdown(src: Path) -> Path:
+    """Copy the markdown cells of ``src`` into its committed notebook, keeping every output.
+
+    For an edit of the text only: it refuses (ValueError) when a code cell, a tag or the cell
+    layout differs from the committed notebook, since then the outputs would be stale.
+    """
+    nb = jupytext.read(src)
+    dest = target_for(src)
+    built = nbformat.read(dest, as_version=4)
+    if [c.cell_type for c in nb.cells] != [c.cell_type for c in built.cells]:
+        raise ValueError(f"{src}: cells added, removed or changed type: rebuild with execution")
+    for i, (s, b) in enumerate(zip(nb.cells, built.cells)):
+        if s.metadata.get("tags", []) != b.metadata.get("tags", []):
+            raise ValueError(f"{src}: cell {i} tags changed: rebuild with execution")
+        if s.cell_type == "code" and s.source != b.source:
+            raise ValueError(f"{src}: code cell {i} changed: rebuild with execution")
+        if s.cell_type == "markdown":
+            b.source = s.source
+    nbformat.write(built, dest)
+    return dest
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
         raise SystemExit(__doc__)
     for a in args:
-        print("built", build(Path(a), execute="--no-execute" not in sys.argv))
+        if "--markdown-only" in sys.argv:
+            print("updated the text of", update_markdown(Path(a)))
+        else:
+            print("built", build(Path(a), execute="--no-execute" not in sys.argv))

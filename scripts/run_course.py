@@ -1,7 +1,9 @@
 #!/usr/bin/env python
-"""make course: run every notebook in order with papermill, render HTML, print the answer table.
+"""make course: run every notebook in order with papermill, build the website, print the answer table.
 
-Notebooks run from notebooks/ (and solutions/) into build/notebooks/, HTML goes to build/html/.
+Notebooks run from notebooks/ (and solutions/) into build/notebooks/; the course website is
+built from those executed notebooks (no second execution) into build/site/ (open
+build/site/index.html; scripts/build_site.py).
 ``--param KEY=VALUE`` is injected into every notebook whose parameters cell declares KEY
 (values parsed as YAML, so ``--param n_gpus=16384`` is an int). A failing notebook stops
 the run with the notebook's name, the failing cell and the error.
@@ -16,12 +18,14 @@ from pathlib import Path
 import nbformat
 import papermill
 import yaml
-from nbconvert import HTMLExporter
 from papermill.exceptions import PapermillExecutionError
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # noqa: E402  (course_lib is installed; this keeps the script runnable from a checkout)
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import build_site  # noqa: E402
 
 from course_lib import ledger  # noqa: E402
 from course_lib.scenario import PARAMETERS, Scenario  # noqa: E402
@@ -69,6 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-solutions", action="store_true", help="skip the solution notebooks")
     ap.add_argument("--only", default=None, help="run only notebooks whose name starts with this prefix")
     ap.add_argument("--root", default=str(ROOT), help="folder holding notebooks/ and solutions/ (default: the repository)")
+    ap.add_argument("--no-site", action="store_true", help="do not build the website (build/site/)")
     args = ap.parse_args(argv)
     params = parse_params(args.param)
     try:  # the one Scenario of this run: a bad value fails here, naming the input, before any notebook runs
@@ -79,7 +84,6 @@ def main(argv=None) -> int:
 
     out = Path(args.out)
     (out / "notebooks").mkdir(parents=True, exist_ok=True)
-    (out / "html").mkdir(parents=True, exist_ok=True)
     ledger_path = out / "ledger.json"
     ledger_path.unlink(missing_ok=True)
     os.environ[ledger.ENV_VAR] = str(ledger_path)
@@ -87,7 +91,6 @@ def main(argv=None) -> int:
     books = course_notebooks(not args.no_solutions, Path(args.root))
     if args.only:
         books = [b for b in books if b.name.startswith(args.only)]
-    exporter = HTMLExporter()
     undeclared = set(params)
     bar = tqdm(books, desc="course", unit="notebook")
     for src in bar:
@@ -109,11 +112,11 @@ def main(argv=None) -> int:
             print(f"  {exc.ename}: {exc.evalue}", file=sys.stderr)
             print(f"  the executed notebook with the traceback: {dest}", file=sys.stderr)
             return 1
-        body, _ = exporter.from_filename(str(dest))
-        (out / "html" / (src.stem + ".html")).write_text(body)
     bar.close()
 
-    print(f"\nHTML: {out / 'html'}  executed notebooks: {out / 'notebooks'}")
+    print(f"\nexecuted notebooks: {out / 'notebooks'}")
+    if not args.no_site and Path(args.root).resolve() == ROOT:
+        print(f"website: {build_site.build(out / 'site', executed=out / 'notebooks')} (open it in a browser; it works offline)")
     if params:
         print("parameters:", ", ".join(f"{k}={v}" for k, v in params.items()))
     if undeclared:

@@ -56,9 +56,9 @@ def _floor_html(n_gpus):
     return floor_html(n_gpus)
 
 
-FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="fleet GPUs", expected=_floor_html)
+FLOOR = DashboardTarget(notebook="notebooks/08-the-floor.ipynb", slider="GPUs in the job", expected=_floor_html)
 # The same dashboard alone, as `make app` serves it to a classroom (Voila runs only these few cells).
-FLOOR_APP = DashboardTarget(notebook="notebooks/floor-dashboard.ipynb", slider="fleet GPUs", expected=_floor_html)
+FLOOR_APP = DashboardTarget(notebook="notebooks/floor-dashboard.ipynb", slider="GPUs in the job", expected=_floor_html)
 
 TARGET = FLOOR  # <- the one line that picks the notebook a learner runs in JupyterLab (or FIXTURE)
 APP_TARGET = FLOOR_APP  # <- and the one the Voila app serves (scripts/app.py's default)
@@ -199,3 +199,121 @@ def test_voila_app_learner_moves_slider(servers, browser):
     assert seen["after_value"] != seen["before_value"]
     assert seen["after_text"] == seen["expected_after"] != seen["before_text"]
     assert (SCREENSHOTS / "voila-after.png").stat().st_size > 10_000
+
+
+# ---------------------------------------------------------------- the classroom app fits a projector
+def _chart_src(page) -> str:
+    return page.locator(".course-chart img").first.get_attribute("src", timeout=30_000) or ""
+
+
+@pytest.mark.browser
+def test_voila_app_chart_in_first_viewport_and_every_slider_shows(servers, browser):
+    """At 1280 x 800 the live chart is on the first screen; each slider moves the chart or the sentence."""
+    from playwright.sync_api import expect
+
+    from course_lib.widgets.floor import SLIDER_LABELS
+
+    voila = servers["voila"]
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    moved = {}
+    try:
+        page.goto(f"{voila.url}/?token={voila.token}", wait_until="domcontentloaded", timeout=180_000)
+        chart = page.locator(".course-chart img").first
+        expect(chart).to_be_visible(timeout=180_000)
+        page.evaluate("window.scrollTo(0, 0)")
+        box = chart.bounding_box()
+        assert box and box["y"] >= 0 and box["x"] >= 0, box
+        assert box["y"] + box["height"] <= 800 and box["x"] + box["width"] <= 1280, f"chart outside 1280 x 800: {box}"
+        sentence = page.locator(".course-result").first
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "app-1280x800.png"))
+        for label in SLIDER_LABELS.values():
+            slider = slider_widget(page, label).first
+            expect(slider).to_be_visible(timeout=30_000)
+            readout = slider.locator(".widget-readout")
+            before = (readout.inner_text().strip(), sentence.inner_text().strip(), _chart_src(page))
+            handle = slider.locator(".noUi-handle").first
+            handle.focus()
+            handle.press("ArrowRight")
+            page.wait_for_timeout(300)
+            if readout.inner_text().strip() == before[0]:  # at its maximum: step the other way
+                handle.press("ArrowLeft")
+            expect(readout).not_to_have_text(before[0], timeout=30_000)
+            page.wait_for_function(
+                "([s, c]) => document.querySelector('.course-result').innerText.trim() !== s"
+                " || (document.querySelector('.course-chart img') || {}).src !== c",
+                arg=[before[1], before[2]], timeout=45_000)
+            after = (readout.inner_text().strip(), sentence.inner_text().strip(), _chart_src(page))
+            moved[label] = {"sentence": after[1] != before[1], "chart": after[2] != before[2]}
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SCREENSHOTS / "app-1920x1080.png"))
+    except Exception:
+        _failure_evidence(page, "voila-projector")
+        raise
+    finally:
+        page.close()
+    print("slider -> what changed:", moved)
+    assert set(moved) == set(SLIDER_LABELS.values())
+    assert all(m["sentence"] or m["chart"] for m in moved.values()), moved
+
+
+# ---------------------------------------------------------------- an exercise, as a learner answers it
+EXERCISE = "exercises/04-optimal-interval-ex.ipynb"
+SOLUTION = "solutions/04-optimal-interval-sol.ipynb"
+
+
+def _answered_exercise(dest: Path) -> Path:
+    """Exercise 1 of notebook 04 as a learner leaves it: a wrong answer (Young's interval instead of the
+    exact one) and its check, then the right answer (the solution's code) and the same check."""
+    import nbformat
+
+    ex = nbformat.read(REPO / EXERCISE, as_version=4)
+    sol = nbformat.read(REPO / SOLUTION, as_version=4)
+    stub_at = next(i for i, c in enumerate(ex.cells) if "exercise" in c.metadata.get("tags", []))
+    check = ex.cells[stub_at + 1]
+    right = next(c for c in sol.cells if "solution" in c.metadata.get("tags", []))
+    wrong = nbformat.v4.new_code_cell(
+        'delta_pfs = costs.where("regime", "pfs_sync").rows[0]["blocking_s"] / 60\n'
+        "answer = iv.young_interval(delta_pfs, M)  # the learner's attempt: Young's first-order interval")
+    nb = nbformat.v4.new_notebook(metadata=ex.metadata)
+    nb.cells = ex.cells[:stub_at] + [wrong, nbformat.v4.new_code_cell(check.source),
+                                     nbformat.v4.new_code_cell(right.source), nbformat.v4.new_code_cell(check.source)]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest)
+    return dest
+
+
+@pytest.mark.browser
+def test_exercise_verdict_reads_not_yet_then_correct(servers, browser):
+    """In JupyterLab: a wrong answer's verdict says it is not yet right (in words, in colour); a right one says Correct."""
+    from playwright.sync_api import expect
+
+    lab = servers["lab"]
+    nb = _answered_exercise(REPO / "build" / "browser-test" / "04-exercise-answered.ipynb")  # build/ is git-ignored
+    page = browser.new_page()
+    try:
+        open_in_lab(page, lab, str(nb.relative_to(REPO)))
+        run_all_cells(page)
+        verdicts = page.locator(".jp-OutputArea-output .course-feedback")
+        expect(verdicts).to_have_count(2, timeout=120_000)
+        wrong, right = verdicts.nth(0), verdicts.nth(1)
+        wrong_text, right_text = wrong.inner_text().strip(), right.inner_text().strip()
+        wrong_colour = wrong.locator("strong").evaluate("e => getComputedStyle(e).color")
+        right_colour = right.locator("strong").evaluate("e => getComputedStyle(e).color")
+        wrong.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(500)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "exercise-wrong-answer.png"))
+    except Exception:
+        _failure_evidence(page, "exercise")
+        raise
+    finally:
+        page.close()
+        nb.unlink(missing_ok=True)
+    print("verdicts:", wrong_text, "|", right_text)
+    assert wrong_text.startswith("Not yet") and "Correct" not in wrong_text
+    assert right_text.startswith("Correct")
+    assert wrong_colour != right_colour  # the colour tells them apart too (red-orange vs green)

@@ -48,3 +48,21 @@ def test_symbolic_grading():
     assert not fb.ok and "expected a sympy expression" in fb.message
     fb = grade_expr(2 * d * M, right, fallback="redo the square root")  # a wrong answer no hint foresaw
     assert not fb.ok and "redo the square root" in fb.message
+
+
+
+def test_verdict_is_a_word_in_colour_not_an_emoji():
+    right, wrong = grade(12.0, 12.0, unit="h", exercise="02.2"), grade(720.0, 12.0, unit="h", exercise="02.2")
+    assert right.verdict == "Correct" and wrong.verdict == "Not yet"
+    r, w = right._repr_html_(), wrong._repr_html_()
+    assert ">Correct</strong>" in r and ">Not yet</strong>" in w
+    assert "#1a7f37" in r and "#b8400b" in w  # green, red-orange
+    assert "course-feedback-correct" in r and "course-feedback-not-yet" in w
+    assert not any(ord(ch) > 0x2FFF for ch in r + w), "no emoji: a machine without an emoji font shows a box"
+    assert "&lt;" in Feedback(False, "a < b")._repr_html_()  # the message is escaped
+
+
+def test_form_messages_name_the_stub_and_the_unit():
+    assert "raise NotImplementedError" in grade(None, 1.0).message
+    assert "`...`" not in grade(None, 1.0).message
+    assert "expected a finite number (in min), got nan" in grade(float("nan"), 1.0, unit="min").message

@@ -62,3 +62,26 @@ def test_module_runs_as_a_subprocess():
     assert "floor lambda (D + R)" in ok.stdout and answer(Scenario.from_params(n_gpus=8192)).text in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--reload", "-1"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--reload" in bad.stderr
+
+
+def test_piped_into_head_ends_quietly():
+    """`python -m course_lib budget | head -2`: no BrokenPipeError traceback (exit 0, or 141 when the pipe closed first)."""
+    import subprocess
+    import sys
+
+    for reader in ("head -2", "true"):  # `true` never reads: the pipe is closed before the table is written
+        proc = subprocess.run(f"'{sys.executable}' -m course_lib budget | {reader}; exit ${{PIPESTATUS[0]}}",
+                              shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+        assert proc.returncode in (0, 141), (reader, proc.returncode, proc.stderr)
+        if reader.startswith("head"):
+            assert len(proc.stdout.splitlines()) == 2
+
+
+def test_help_names_the_program_a_person_typed():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "course_lib", "--help"], capture_output=True, text=True, timeout=120).stdout
+    assert out.startswith("usage: python -m course_lib ")
+    assert "course: 2.16 min" in " ".join(out.split())  # --reload takes minutes, so its default is given in minutes

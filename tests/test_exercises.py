@@ -85,3 +85,21 @@ def test_an_exercise_is_generated_from_the_source_text_without_running_it(tmp_pa
     assert make_exercises.main(["--check"]) == 0
     source.write_text(source.read_text().replace("print(answer)", "print(round(answer, 1))"))
     assert make_exercises.main(["--check"]) == 1, "an edited source makes the committed exercise stale"
+
+
+def test_stub_sets_the_checked_names_so_an_early_check_says_no_answer_yet():
+    out = make_exercises.stub("# Task: compute `rate` and `ci`.\nrate = 1\nci = (0, 2)", ("rate", "ci"))
+    assert "rate = ci = None" in out.splitlines()[1]
+    assert make_exercises.checked_names("rate = 1\nci = (0, 2)\nx = 3", "nb01.opt_rate(rate, ci)") == ("rate", "ci")
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_why_is_folded_and_a_hint_precedes_each_stub(solution):
+    nb = nbformat.read(make_exercises.exercise_path(solution), as_version=4)
+    md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert not any(s.lstrip().startswith("**Why.**") for s in md), "a Why shown open beside the task"
+    assert sum(s.startswith('<details class="course-why">') for s in md) >= 2
+    for i, cell in enumerate(nb.cells):
+        if "exercise" in cell.metadata.get("tags", []):
+            before = next(c.source for c in reversed(nb.cells[:i]) if c.cell_type == "markdown")
+            assert 'class="course-hint"' in before, f"no folded hint before the stub in cell {i}"

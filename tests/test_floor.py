@@ -228,9 +228,9 @@ def test_floor_text_is_what_the_dashboard_shows():
     results = [w for w in _walk(box) if "course-result" in getattr(w, "_dom_classes", ())]
     assert len(results) == 1 and results[0].value == wf.floor_html()
     sliders = {w.description: w for w in _walk(box) if hasattr(w, "continuous_update")}
-    assert {"fleet GPUs", "rate /GPU-day", "detect (s)", "restart (s)", "reload (ms)", "write (ms)"} <= set(sliders)
+    assert set(wf.SLIDER_LABELS.values()) <= set(sliders)
     assert not any(w.continuous_update for w in sliders.values())
-    sliders["fleet GPUs"].value = 16384
+    sliders["GPUs in the job"].value = 16384
     assert results[0].value == wf.floor_html(16384)
     with pytest.raises(ValueError, match="overrides"):
         wf.dashboard(fleet=3)

@@ -2,7 +2,9 @@
 
 The solution notebooks (``solutions/NN-slug-sol.ipynb``) and the exercise notebooks generated
 from them call e.g. ``from course_lib.check import nb01; nb01.llama3_rate(my_answer)``. A check
-returns a :class:`Feedback` (shown as one line in the notebook). A wrong answer is compared
+returns a :class:`Feedback`, shown in the notebook as a verdict in words and colour
+(*Correct* in green, *Not yet* in red-orange: readable without an emoji font) above its
+one-line message. A wrong answer is compared
 with the *typical* wrong answers of that exercise (a factor of 60 for minutes vs hours, the
 printed Table 5 percentage instead of the count, a rewind of the whole interval instead of
 half of it, ...), each computed from the right inputs, so the hint names the mistake instead
@@ -12,11 +14,18 @@ Framework here; one module per notebook (``nb01.py``, ``nb02.py``, ...) holds it
 """
 from __future__ import annotations
 
+import html
 import math
 import numbers
 from dataclasses import dataclass, field
 
-__all__ = ["Feedback", "Mistake", "grade", "grade_expr"]
+__all__ = ["Feedback", "Mistake", "grade", "grade_expr", "NO_ANSWER_YET"]
+
+#: The message for an exercise whose stub has not been replaced yet (its ``answer`` is None).
+NO_ANSWER_YET = "no answer yet: replace the `raise NotImplementedError(...)` line in the cell above with your code, then run this check again"
+
+#: Verdict word, text colour and background of the HTML verdict (WCAG AA contrast on the background).
+_VERDICTS = {True: ("Correct", "#1a7f37", "#e9f6ec"), False: ("Not yet", "#b8400b", "#fdf0e8")}
 
 
 @dataclass(frozen=True)
@@ -35,10 +44,21 @@ class Feedback:
         prefix = f"[{self.exercise}] " if self.exercise else ""
         return f"{prefix}{mark}: {self.message}"
 
-    def _repr_markdown_(self) -> str:
-        icon = "✅" if self.ok else "❌"
-        prefix = f"**{self.exercise}** " if self.exercise else ""
-        return f"{icon} {prefix}{self.message}"
+    @property
+    def verdict(self) -> str:
+        """The verdict in words: ``"Correct"`` or ``"Not yet"``."""
+        return _VERDICTS[bool(self.ok)][0]
+
+    def _repr_html_(self) -> str:
+        """The verdict as JupyterLab and the course website show it: a word in colour, then the message."""
+        word, colour, background = _VERDICTS[bool(self.ok)]
+        state = "correct" if self.ok else "not-yet"
+        name = f' <span style="color:#444;font-weight:normal">({html.escape(self.exercise)})</span>' if self.exercise else ""
+        return (
+            f'<div class="course-feedback course-feedback-{state}" role="status" '
+            f'style="border-left:6px solid {colour};background:{background};color:#1f2328;padding:0.4em 0.8em;margin:0.2em 0">'
+            f'<strong style="color:{colour}">{word}</strong>{name}: {html.escape(self.message)}</div>'
+        )
 
 
 @dataclass(frozen=True)
@@ -73,16 +93,17 @@ def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mis
     more than "wrong". A non-number gets a hint about the expected form.
     """
     unit_txt = f" {unit}" if unit else ""
+    in_unit = f" (in {unit})" if unit else ""
     if answer is None or answer is Ellipsis:
-        return Feedback(False, "no answer yet: replace the `...` with your computed value", exercise)
+        return Feedback(False, NO_ANSWER_YET, exercise)
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         try:
             answer = float(answer)
         except (TypeError, ValueError):
-            return Feedback(False, f"expected a number{unit_txt}, got {type(answer).__name__} {answer!r}", exercise)
+            return Feedback(False, f"expected a number{in_unit}, got {type(answer).__name__} {answer!r}", exercise)
     answer = float(answer)
     if not math.isfinite(answer):
-        return Feedback(False, f"expected a finite number{unit_txt}, got {answer!r}", exercise)
+        return Feedback(False, f"expected a finite number{in_unit}, got {answer!r}: check for a division by zero or a missing value", exercise)
     if _close(answer, expected, rel_tol):
         return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {100 * rel_tol:g}%)", exercise)
     for m in mistakes:
@@ -106,7 +127,7 @@ def grade_expr(answer, expected, *, symbols=(), mistakes=(), exercise: str = "",
     import sympy
 
     if answer is None or answer is Ellipsis:
-        return Feedback(False, "no answer yet: replace the `...` with a sympy expression", exercise)
+        return Feedback(False, NO_ANSWER_YET.replace("your code", "your code (a sympy expression)"), exercise)
     try:
         a = sympy.sympify(answer)
     except (sympy.SympifyError, TypeError):

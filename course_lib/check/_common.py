@@ -21,13 +21,14 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import numbers
 import pkgutil
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from tokenize import TokenError
 
-from . import Feedback, Mistake, grade, grade_expr
+from . import NO_ANSWER_YET, Feedback, Mistake, grade, grade_expr
 
 __all__ = ["NumberCheck", "ExprCheck", "REGISTRY", "exercise", "registry", "combine", "pair"]
 
@@ -81,6 +82,10 @@ class ExprCheck:
     def __call__(self, answer) -> Feedback:
         if answer is None or answer is Ellipsis:
             return grade_expr(answer, self.expected, exercise=self.exercise)
+        if isinstance(answer, numbers.Number) or (getattr(answer, "is_number", False) and self.expected.free_symbols):
+            names = ", ".join(sorted(s.name for s in self.expected.free_symbols))
+            return Feedback(False, f"expected a sympy expression in the symbols {names}, got the number {answer}: "
+                            "keep the symbols, do not put numbers in", self.exercise)
         if isinstance(answer, (list, tuple, set, dict)):
             return Feedback(False, f"expected one sympy expression, got a {type(answer).__name__} of {len(answer)}: "
                             "sp.solve returns a list, so take the root you want, e.g. sp.solve(...)[0]", self.exercise)
@@ -95,7 +100,7 @@ class ExprCheck:
 def pair(answer, name: str):
     """``answer`` as a (low, high) pair of floats, or a Feedback-ready hint string when it is not one."""
     if answer is None or answer is Ellipsis:
-        return f"no answer yet for {name}: replace the `...` with (low, high)"
+        return f"{name}: {NO_ANSWER_YET} (it sets {name} to a pair (low, high))"
     try:
         low, high = answer
         low, high = float(low), float(high)

@@ -51,16 +51,27 @@ def stage_bar(budgets: dict[str, RestartBudget], ax=None):
     return ax
 
 
-def waterfall_chart(steps: Sequence[WaterfallStep], ax=None, title: str | None = None):
+def waterfall_chart(steps: Sequence[WaterfallStep], ax=None, title: str | None = None, start: RestartBudget | None = None):
     """Waterfall from the first budget's loss (% of the day) down through each lever.
 
     Each falling bar is coloured by the stage its lever attacks and labelled with the
-    minutes per day it saves; the first and last bars are the totals.
+    minutes per day it saves; the first and last bars are the totals. With no step (every
+    lever switched off) and ``start`` given, the chart is the baseline bar alone.
     """
-    if not steps:
-        raise ValueError("steps must contain at least one WaterfallStep")
+    if not steps and start is None:
+        raise ValueError("steps must contain at least one WaterfallStep (or give start, the budget with no lever)")
     if ax is None:
         _, ax = plt.subplots(figsize=(8.0, 4.2))
+    if not steps:
+        pct = 100 * start.fraction_of_day
+        ax.bar(0, pct, color="#444444", width=0.6)
+        ax.text(0, pct, f"{pct:.2f} %\n{start.minutes_per_day:.1f} min/day", ha="center", va="bottom", fontsize=9)
+        ax.set_xticks([0], ["baseline (no lever)"])
+        ax.set_xlim(-1, 1)
+        ax.set_ylabel("share of the day lost (%)")
+        ax.set_ylim(0, pct * 1.25)
+        ax.set_title(title or "No lever: the baseline")
+        return ax
     start = steps[0].before
     pct = [100 * start.fraction_of_day] + [100 * s.after.fraction_of_day for s in steps]
     labels = ["baseline"] + [s.lever.name for s in steps] + ["after levers"]

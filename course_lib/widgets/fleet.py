@@ -58,12 +58,14 @@ def fleet_controls(n_gpus=4096, rate_per_gpu_day=5e-4) -> dict:
     """Sliders for ``interact(fleet_view, ...)``: log-scale fleet size (1 to 131,072) and rate."""
     failures.failures_per_day(n_gpus, rate_per_gpu_day)  # validates both inputs
     decade = math.floor(math.log10(rate_per_gpu_day))
+    style = {"description_width": "initial"}  # the whole label, never cut to "rate /GPU..."
     return {
         "n_gpus": widgets.FloatLogSlider(
-            value=int(n_gpus), base=2, min=0, max=17, step=0.25, description="GPUs", readout_format=",.0f", continuous_update=False
+            value=int(n_gpus), base=2, min=0, max=17, step=0.25, description="GPUs in the job", readout_format=",.0f",
+            continuous_update=False, style=style,
         ),
         "rate_per_gpu_day": widgets.FloatLogSlider(
             value=rate_per_gpu_day, base=10, min=decade - 1, max=decade + 1,
-            step=0.05, description="rate /GPU-day", readout_format=".1e", continuous_update=False,
+            step=0.05, description="failures per GPU-day", readout_format=".1e", continuous_update=False, style=style,
         ),
     }

@@ -64,16 +64,19 @@ def interval_view(write_cost_s, mtbf_h, restart_min):
 
 
 def interval_controls(write_cost_s, mtbf_h, restart_min) -> dict:
-    """Sliders (log scale for the write cost and MTBF) starting at the given values."""
+    """Sliders (log scale for the write cost and MTBF) starting at the given values, labelled in words."""
+    style = {"description_width": "initial"}  # the whole label, never cut to "restart (m..."
     return {
         "write_cost_s": widgets.FloatLogSlider(
-            value=write_cost_s, base=10, min=-2, max=3, step=0.05, description="write cost (s)", readout_format=".3g",
-            continuous_update=False,
+            value=write_cost_s, base=10, min=-2, max=3, step=0.05, description="write cost δ (s)", readout_format=".3g",
+            continuous_update=False, style=style,
         ),
         "mtbf_h": widgets.FloatLogSlider(
-            value=mtbf_h, base=10, min=-1, max=2.5, step=0.05, description="MTBF (h)", readout_format=".3g", continuous_update=False
+            value=mtbf_h, base=10, min=-1, max=2.5, step=0.05, description="fleet MTBF M (h)", readout_format=".3g",
+            continuous_update=False, style=style,
         ),
         "restart_min": widgets.FloatSlider(
-            value=restart_min, min=0, max=60, step=0.5, description="restart (min)", readout_format=".1f", continuous_update=False
+            value=restart_min, min=0, max=60, step=0.5, description="restart cost R (min)", readout_format=".1f",
+            continuous_update=False, style=style,
         ),
     }

@@ -4,7 +4,7 @@
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
 # about 15 minutes each). Fix it, and say where the floor is.* This notebook turns the sentence
 # into numbers, names the four stages every restart goes through, states the checkpoint interval
-# the course assumes, and lays out the road through notebooks 01-09.
+# the course assumes, and lays out the road through notebooks [01](01-per-gpu-failure-rate.ipynb)-[09](09-your-fleet.ipynb).
 #
 # **Learning objectives**
 # - Compute the daily loss, the implied fleet MTBF and the implied per-GPU failure rate from the question's numbers.
@@ -66,7 +66,7 @@ print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {
 
 # %% [markdown]
 # A GPU that fails once every five and a half years looks reliable. Four thousand of them, all in
-# one synchronous job, fail twice a day: the job stops whenever *any* GPU stops. Notebooks 01 and 02
+# one synchronous job, fail twice a day: the job stops whenever *any* GPU stops. Notebooks [01](01-per-gpu-failure-rate.ipynb) and [02](02-fleet-mtbf.ipynb)
 # check both numbers against public failure logs.
 #
 # ## The four stages of one restart
@@ -75,10 +75,10 @@ print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {
 #
 # | stage | what happens | lever (later notebooks) |
 # |---|---|---|
-# | **detection** | a GPU dies or hangs; the job notices (collective timeout, heartbeat, health check) | heartbeats instead of timeouts (03, 07) |
-# | **rescheduling** | the job is torn down, nodes replaced, processes restarted, communicators rebuilt | in-job restart on hot spares (03, 07) |
-# | **reload** | the last checkpoint is read back into GPU memory | reload from host or peer memory (03, 05) |
-# | **rewound work** | steps done since that checkpoint are lost and recomputed: on average half the interval | a shorter interval, paid for by a cheaper write (04-06) |
+# | **detection** | a GPU dies or hangs; the job notices (collective timeout, heartbeat, health check) | heartbeats instead of timeouts ([03](03-anatomy-of-a-restart.ipynb), [07](07-fault-injection-lab.ipynb)) |
+# | **rescheduling** | the job is torn down, nodes replaced, processes restarted, communicators rebuilt | in-job restart on hot spares ([03](03-anatomy-of-a-restart.ipynb), [07](07-fault-injection-lab.ipynb)) |
+# | **reload** | the last checkpoint is read back into GPU memory | reload from host or peer memory ([03](03-anatomy-of-a-restart.ipynb), [05](05-write-cost.ipynb)) |
+# | **rewound work** | steps done since that checkpoint are lost and recomputed: on average half the interval | a shorter interval, paid for by a cheaper write ([04](04-optimal-interval.ipynb)-[06](06-square-root-pareto.ipynb)) |
 #
 # ## The baseline interval the course assumes
 #
@@ -95,21 +95,21 @@ print(f"longest interval that fits   : {2 * scenario.restart_total_min:g} min (a
 
 # %% [markdown]
 # So the course assumes a **10-minute** baseline interval: the mean rewind is 5 minutes and the other
-# three stages share the remaining 10. Notebook 03 splits those 10 minutes with sourced stage times.
+# three stages share the remaining 10. [Notebook 03](03-anatomy-of-a-restart.ipynb) splits those 10 minutes with sourced stage times.
 #
 # ## The road
 #
 # | notebook | result it hands on |
 # |---|---|
-# | 01 per-GPU failure rate | failures per GPU-day from Llama 3's 419 interruptions, with a Poisson interval |
-# | 02 fleet MTBF | MTBF of 4,096 GPUs (about 12 h, about 2 failures a day) |
-# | 03 anatomy of a restart | the 15 minutes split into four stages; what each lever saves |
-# | 04 optimal interval | the square-root law tau* = sqrt(2 delta M), derived and simulated |
-# | 05 write cost | delta measured with real PyTorch checkpoints on your machine |
-# | 06 square-root Pareto | why an in-memory snapshot makes the interval about a minute |
-# | 07 fault-injection lab | a real restart under torchrun, its stages measured |
-# | 08 the floor | lambda x (detection + restart): what no checkpointing removes |
-# | 09 your fleet | the whole answer for your own numbers |
+# | [01 per-GPU failure rate](01-per-gpu-failure-rate.ipynb) | failures per GPU-day from Llama 3's 419 interruptions, with a Poisson interval |
+# | [02 fleet MTBF](02-fleet-mtbf.ipynb) | MTBF of 4,096 GPUs (about 12 h, about 2 failures a day) |
+# | [03 anatomy of a restart](03-anatomy-of-a-restart.ipynb) | the 15 minutes split into four stages; what each lever saves |
+# | [04 optimal interval](04-optimal-interval.ipynb) | the square-root law tau* = sqrt(2 delta M), derived and simulated |
+# | [05 write cost](05-write-cost.ipynb) | delta measured with real PyTorch checkpoints on your machine |
+# | [06 square-root Pareto](06-square-root-pareto.ipynb) | why an in-memory snapshot makes the interval about a minute |
+# | [07 fault-injection lab](07-fault-injection-lab.ipynb) | a real restart under torchrun, its stages measured |
+# | [08 the floor](08-the-floor.ipynb) | lambda x (detection + restart): what no checkpointing removes |
+# | [09 your fleet](09-your-fleet.ipynb) | the whole answer for your own numbers |
 #
 # ## The answer table so far
 #
@@ -133,4 +133,4 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 01 checks that per-GPU rate against Llama 3's public failure log.
+# **Next:** [notebook 01](01-per-gpu-failure-rate.ipynb) checks that per-GPU rate against Llama 3's public failure log.

@@ -12,7 +12,7 @@
 # - Compute root-cause shares from counts, and spot when a published table's percentages are inconsistent.
 # - Judge whether one cluster's rate is typical by placing it among other public logs, with their caveats.
 #
-# **Time:** 20 minutes. **Prerequisites:** notebook 00 (the question's implied per-GPU rate, from `Scenario`).
+# **Time:** 20 minutes. **Prerequisites:** [notebook 00](00-the-question.ipynb) (the question's implied per-GPU rate, from `Scenario`).
 
 # %%
 from course_lib.notebook import setup
@@ -201,7 +201,7 @@ for r in rates:
 # %% [markdown]
 # ## The question's rate against Llama 3
 #
-# The question implies `failures_per_day / n_gpus` failures per GPU-day (notebook 00). **Predict:** is
+# The question implies `failures_per_day / n_gpus` failures per GPU-day ([notebook 00](00-the-question.ipynb)). **Predict:** is
 # the question's cluster unusually fragile?
 
 # %%
@@ -237,4 +237,6 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 02 multiplies that rate by the fleet: how often does a 4,096-GPU job stop?
+# **Exercises:** [exercises/01-per-gpu-failure-rate-ex.ipynb](../exercises/01-per-gpu-failure-rate-ex.ipynb) practises this notebook (about 30 minutes; a check names your mistake, and the worked [solutions](../solutions/01-per-gpu-failure-rate-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 02](02-fleet-mtbf.ipynb) multiplies that rate by the fleet: how often does a 4,096-GPU job stop?

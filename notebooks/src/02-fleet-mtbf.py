@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 02 · Fleet MTBF: why 4,096 reliable GPUs fail twice a day
 #
-# **The question.** Notebook 01 found that one GPU fails only once every several years. A
+# **The question.** [Notebook 01](01-per-gpu-failure-rate.ipynb) found that one GPU fails only once every several years. A
 # synchronous training job stops when *any* of its GPUs stops. How often does a job on 4,096 of them
 # stop, and does the answer change if GPUs fail most often when they are new?
 #
@@ -10,7 +10,7 @@
 # - Compute failures per day and fleet MTBF from 1 to 100,000 GPUs, and check the formula by Monte Carlo within its standard error.
 # - Explain what Weibull lifetimes with shape < 1 (infant mortality) change for a freshly racked fleet.
 #
-# **Time:** 25 minutes. **Prerequisites:** notebook 01 (Llama 3's per-GPU-day rate, recomputed here
+# **Time:** 25 minutes. **Prerequisites:** [notebook 01](01-per-gpu-failure-rate.ipynb) (Llama 3's per-GPU-day rate, recomputed here
 # from the same data with `course_lib`).
 
 # %%
@@ -261,5 +261,7 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 03 takes the two failures a day as given and splits each restart's 15 minutes into
+# **Exercises:** [exercises/02-fleet-mtbf-ex.ipynb](../exercises/02-fleet-mtbf-ex.ipynb) practises this notebook (about 30 minutes; a check names your mistake, and the worked [solutions](../solutions/02-fleet-mtbf-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 03](03-anatomy-of-a-restart.ipynb) takes the two failures a day as given and splits each restart's 15 minutes into
 # its stages.

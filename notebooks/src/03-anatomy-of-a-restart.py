@@ -2,7 +2,7 @@
 # # 03 · Anatomy of a restart: where the 15 minutes go, and which lever wins them back
 #
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
-# about 15 minutes each). Fix it, and say where the floor is.* Notebook 00 named the four stages of
+# about 15 minutes each). Fix it, and say where the floor is.* [Notebook 00](00-the-question.ipynb) named the four stages of
 # a restart. This notebook puts sourced numbers on each stage, turns them into a daily budget, and
 # applies the four levers the field uses (heartbeats, hot spares, in-memory reload, a shorter
 # interval), largest saving first, to see how far the 2 % falls.
@@ -12,7 +12,7 @@
 # - Compute what each lever saves in minutes per day, and why the savings simply add up.
 # - Explain why detection and rewind dominate at the defaults, and why a shorter interval is only as good as its write cost.
 #
-# **Time:** 25 minutes. **Prerequisites:** notebook 00 (the `Scenario`: two restarts a day, 15 minutes
+# **Time:** 25 minutes. **Prerequisites:** [notebook 00](00-the-question.ipynb) (the `Scenario`: two restarts a day, 15 minutes
 # each, a 10-minute baseline checkpoint interval).
 
 # %%
@@ -69,7 +69,7 @@ scenario
 #   (Kokolis et al., *Revisiting Reliability in Large-Scale ML Research Clusters*, HPCA 2025, health
 #   checks on Meta's RSC clusters; MegaScale, NSDI 2024, reports detection within minutes too).
 # - **reload**: loading a frontier-size checkpoint from a distributed file system (ByteCheckpoint, NSDI 2025, Table 8).
-# - **rewound work**: on average half the checkpoint interval (notebook 00; the course's assumed baseline interval).
+# - **rewound work**: on average half the checkpoint interval ([notebook 00](00-the-question.ipynb); the course's assumed baseline interval).
 # - **rescheduling**: what the question's 15 minutes leave once the other three are paid: teardown,
 #   replacing the node, starting processes and rebuilding communicators.
 
@@ -137,7 +137,7 @@ assert abs(float(W.subs(values)) - budget.minutes_per_day) < 1e-9
 # %% [markdown]
 # The mixed derivatives vanish: the stage levers do not interact, so every order of applying them
 # ends at the same budget, and "largest first" is simply the order that wins the most soonest. The
-# interval is the exception: it has a price ($\delta T/\tau$), and notebook 04 derives its optimum.
+# interval is the exception: it has a price ($\delta T/\tau$), and [notebook 04](04-optimal-interval.ipynb) derives its optimum.
 #
 # ## 3. Check by simulation: many failure days
 #
@@ -172,7 +172,7 @@ assert abs(mean - budget.minutes_per_day) < 3 * se
 #   2023, keeps checkpoints in local and remote host memory) at the bandwidth measured for this course
 #   (`data/h200_host.csv` [@h200-measurement]); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020 [@zero2020]) split over the fleet.
 # - **in-memory checkpoint**: an in-memory snapshot makes a write cost milliseconds, so the interval can
-#   shrink to Young's optimum (Young, CACM 1974 [@young1974]; notebook 04). The write is not free: it is counted.
+#   shrink to Young's optimum (Young, CACM 1974 [@young1974]; [notebook 04](04-optimal-interval.ipynb)). The write is not free: it is counted.
 
 # %%
 inputs = sourced("levers.csv")
@@ -245,7 +245,7 @@ print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.
 # of work. Shortening a period is cheap for detection (a heartbeat costs almost nothing) and costs
 # writes for the interval, which is why the interval lever stops at Young's optimum, where rewind and
 # write minutes are equal. What is left is restart work (rescheduling, the hot spare's
-# re-initialisation) and the write/rewind pair: that is notebook 08's floor,
+# re-initialisation) and the write/rewind pair: that is [notebook 08](08-the-floor.ipynb)'s floor,
 # $\lambda (D + R) + \sqrt{2 \delta \lambda T}$, which only fewer failures or not restarting the whole
 # job can move.
 #
@@ -264,21 +264,21 @@ print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.
 def show_levers(failures_per_day=2.0, heartbeat=True, hot_spare=True, memory_reload=True, interval=True):
     chosen = [lv for lv, on in zip(levers, (heartbeat, hot_spare, memory_reload, interval)) if on]
     start = budget.with_failures_per_day(failures_per_day)
-    if not chosen:
-        print(f"no lever: {start.fraction_of_day:.2%} of the day")
-        return
-    waterfall_chart(rs.waterfall(start, chosen), title=f"{failures_per_day:g} failures a day")
+    waterfall_chart(rs.waterfall(start, chosen), title=f"{failures_per_day:g} failures a day", start=start)
     plt.show()
 
 
 show_levers(2 * budget.failures_per_day)
 
 # %% tags=["nbval-ignore-output", "skip-execution"]
-from ipywidgets import FloatSlider, interact
+from ipywidgets import Checkbox, FloatSlider, interact
 
 _ = interact(
     show_levers,
-    failures_per_day=FloatSlider(value=budget.failures_per_day, min=0.5, max=10.0, step=0.5, continuous_update=False),
+    failures_per_day=FloatSlider(value=budget.failures_per_day, min=0.5, max=10.0, step=0.5, description="failures a day",
+                                 style={"description_width": "initial"}, continuous_update=False),
+    **{key: Checkbox(value=True, description=lever.name, indent=False)
+       for key, lever in zip(("heartbeat", "hot_spare", "memory_reload", "interval"), levers)},
 )
 
 # %% [markdown]
@@ -304,5 +304,7 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 04 derives the optimal interval $\tau^* = \sqrt{2\delta M}$ that the shorter-interval
+# **Exercises:** [exercises/03-anatomy-of-a-restart-ex.ipynb](../exercises/03-anatomy-of-a-restart-ex.ipynb) practises this notebook (about 30 minutes; a check names your mistake, and the worked [solutions](../solutions/03-anatomy-of-a-restart-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 04](04-optimal-interval.ipynb) derives the optimal interval $\tau^* = \sqrt{2\delta M}$ that the shorter-interval
 # lever used, and checks it against a simulator.

@@ -10,7 +10,7 @@
 # - Compare Young's first-order answer with Daly's higher-order estimate and the exact optimum (Lambert W).
 # - Check the whole model with a Monte Carlo of the job, and explain why the restart cost $R$ moves the waste but not the optimum.
 #
-# **Time:** 25 minutes. **Prerequisites:** notebook 02 (fleet MTBF $M$ = 12 h) and notebook 00 (the 15-minute restart and
+# **Time:** 25 minutes. **Prerequisites:** [notebook 02](02-fleet-mtbf.ipynb) (fleet MTBF $M$ = 12 h) and [notebook 00](00-the-question.ipynb) (the 15-minute restart and
 # the 10-minute baseline interval).
 
 # %%
@@ -117,7 +117,7 @@ print(f"the course's baseline interval: {scenario.checkpoint_interval_min:g} min
       f"{iv.waste_fraction(scenario.checkpoint_interval_min, delta, M, R):.2%}")
 
 # %% [markdown]
-# The 10-minute interval the course assumed in notebook 00 is close to optimal for a 6.3 s write: the
+# The 10-minute interval the course assumed in [notebook 00](00-the-question.ipynb) is close to optimal for a 6.3 s write: the
 # waste curve is flat near its minimum.
 #
 # ## Daly: higher order and exact
@@ -191,7 +191,7 @@ plt.show()
 # In Daly's model $R$ enters only through the factor $e^{R/M}$, which multiplies the whole curve: it scales
 # the waste up but cannot move its minimum. In the first-order model $R/M$ is an additive constant. Either way
 # the restart is paid once per failure whatever the interval, so no interval can buy it back; only a faster
-# restart or fewer failures can (notebooks 03 and 08).
+# restart or fewer failures can (notebooks [03](03-anatomy-of-a-restart.ipynb) and [08](08-the-floor.ipynb)).
 
 # %%
 restarts = [0.0, R, 3 * R]
@@ -269,4 +269,6 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 05 measures the write cost $\delta$ with real PyTorch checkpoints on your machine.
+# **Exercises:** [exercises/04-optimal-interval-ex.ipynb](../exercises/04-optimal-interval-ex.ipynb) practises this notebook (about 25 minutes; a check names your mistake, and the worked [solutions](../solutions/04-optimal-interval-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 05](05-write-cost.ipynb) measures the write cost $\delta$ with real PyTorch checkpoints on your machine.

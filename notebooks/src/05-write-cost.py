@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 05 · The write cost: measuring delta with real PyTorch checkpoints
 #
-# **The question.** Notebook 04 showed that the best checkpoint interval is $\tau^* = \sqrt{2\delta M}$: it is set by
+# **The question.** [Notebook 04](04-optimal-interval.ipynb) showed that the best checkpoint interval is $\tau^* = \sqrt{2\delta M}$: it is set by
 # the *blocking* write cost $\delta$, the time the training loop stands still for each checkpoint. *How big is
 # $\delta$ really, which way of writing a checkpoint takes it off the training loop's critical path, and what does
 # that mean for the per-GPU shard of an 8B, 70B or 405B model on our 4,096 GPUs?* This notebook measures it on your
@@ -14,8 +14,8 @@
 #   fsync and an atomic rename to be *safe*.
 # - Scale a measured cost per GiB to a model's per-GPU shard and feed it into the square-root law.
 #
-# **Time:** 20 minutes (the measurement takes a few seconds at the default size). **Prerequisites:** notebook 04
-# (the square-root law) and notebook 02 (the fleet MTBF $M$ = 12 h).
+# **Time:** 20 minutes (the measurement takes a few seconds at the default size). **Prerequisites:** [notebook 04](04-optimal-interval.ipynb)
+# (the square-root law) and [notebook 02](02-fleet-mtbf.ipynb) (the fleet MTBF $M$ = 12 h).
 
 # %%
 from course_lib.notebook import setup
@@ -117,7 +117,10 @@ del state
 #
 # All strategies save the same state, interleaved (one save of each, then the next round), so that other work on
 # your machine slows them alike; the table shows the median of the repeats. The timings are your machine's own, so
-# nbval does not compare this cell's output.
+# nbval does not compare this cell's output. **On a shared machine they can vary by up to 10x between runs**: other
+# jobs take the disk, the memory bandwidth and the cores (two runs of this notebook on the course's shared build
+# machine measured the snapshot's cost per GiB 10x apart). Compare the strategies *within* one run, whose
+# rounds are interleaved, rather than one run's number with another's.
 
 # %% tags=["nbval-ignore-output"]
 with tempfile.TemporaryDirectory(prefix="course-05-", dir=checkpoint_dir) as tmp:
@@ -334,5 +337,7 @@ print(f"On this machine ({size} state): the snapshot blocks {by['snapshot']['blo
       f"torch.save + fsync {by['torch_save']['blocking_s_per_GiB']:.3g} s per GiB ({sync_x_snap:.2g}x more).")
 
 # %% [markdown]
-# **Next:** notebook 06 takes the snapshot's cost to its limit: when $\delta$ is a memory copy, what bounds the
+# **Exercises:** [exercises/05-write-cost-ex.ipynb](../exercises/05-write-cost-ex.ipynb) practises this notebook (about 25 minutes; a check names your mistake, and the worked [solutions](../solutions/05-write-cost-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 06](06-square-root-pareto.ipynb) takes the snapshot's cost to its limit: when $\delta$ is a memory copy, what bounds the
 # interval, and how much of the 2 % is left?

@@ -1,7 +1,7 @@
 # %% [markdown]
 # # 06 · The square-root Pareto: why an in-memory snapshot makes the interval about a minute
 #
-# **The question.** Notebook 04 found $\tau^* = \sqrt{2\delta M}$: the best interval, and the waste at it, grow
+# **The question.** [Notebook 04](04-optimal-interval.ipynb) found $\tau^* = \sqrt{2\delta M}$: the best interval, and the waste at it, grow
 # with the square root of the blocking write cost $\delta$. *What does that buy across the write costs seen in
 # practice (a synchronous write to a parallel file system, an asynchronous DCP save, a snapshot to host memory),
 # how cheap must a checkpoint be for a one-minute interval, and what stops the interval from shrinking further?*
@@ -11,7 +11,7 @@
 # - Place real write costs on that curve and compute the interval and waste each one allows.
 # - Compute the blocking cost a one-minute interval needs, and explain the lower bound a snapshot copy sets (GEMINI).
 #
-# **Time:** 15 minutes. **Prerequisites:** notebook 04 ($\tau^*$, Daly's exact optimum) and notebook 02 (fleet MTBF).
+# **Time:** 15 minutes. **Prerequisites:** [notebook 04](04-optimal-interval.ipynb) ($\tau^*$, Daly's exact optimum) and [notebook 02](02-fleet-mtbf.ipynb) (fleet MTBF).
 
 # %%
 from course_lib.notebook import setup
@@ -92,14 +92,14 @@ for name, _, b in regimes:
     print(f"{name:<22} {b:>9.3g}s {tau:>11.3g} {w:>14.3%}")
 
 # %% [markdown]
-# (Waste here counts writes and rewinds only, $R = 0$: the restart adds its $R/M$ whatever the interval, as notebook 04
+# (Waste here counts writes and rewinds only, $R = 0$: the restart adds its $R/M$ whatever the interval, as [notebook 04](04-optimal-interval.ipynb)
 # showed.)
 #
 # ## Slope 1/2
 #
 # Sweep the write cost over six decades and fit a straight line to $\log\tau^*$ against $\log\delta$, using Daly's
 # exact optimum [@daly2006] rather than Young's formula (which has slope 1/2 by construction). The fit uses write costs up to a
-# thousandth of the MTBF; beyond that the exact optimum bends below the square root (notebook 04's table).
+# thousandth of the MTBF; beyond that the exact optimum bends below the square root ([notebook 04](04-optimal-interval.ipynb)'s table).
 
 # %%
 deltas_s = np.logspace(-3, 3, 61)
@@ -176,7 +176,7 @@ print(f"forcing the interval to a tenth of the copy time: waste {below:.0%} of u
 # is pinned at $\max(t_{copy}, T_{iter})$, and making the stall cheaper only lowers $\delta/\tau$ linearly while the
 # rewind term stays at $t_{copy}/2M$. In GEMINI's regime, where a snapshot every iteration is affordable, the rewind is
 # at most one iteration and what remains of the waste is the restart itself: detection, rescheduling and reload
-# (notebook 08).
+# ([notebook 08](08-the-floor.ipynb)).
 #
 # **Try it.** Set `n_gpus = 16384`: the shard shrinks 4x and the MTBF 4x; which effect wins for the snapshot's interval?
 # Set `target_interval_min = 0.1`: how many milliseconds may a checkpoint then block?
@@ -200,4 +200,6 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 07 runs a real restart under torchrun with injected failures and measures its stages.
+# **Exercises:** [exercises/06-square-root-pareto-ex.ipynb](../exercises/06-square-root-pareto-ex.ipynb) practises this notebook (about 20 minutes; a check names your mistake, and the worked [solutions](../solutions/06-square-root-pareto-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 07](07-fault-injection-lab.ipynb) runs a real restart under torchrun with injected failures and measures its stages.

@@ -2,7 +2,7 @@
 # # 07 · Fault-injection lab: a real restart under torchrun, its four stages measured
 #
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
-# about 15 minutes each). Fix it, and say where the floor is.* Notebooks 03-06 reasoned about
+# about 15 minutes each). Fix it, and say where the floor is.* Notebooks [03](03-anatomy-of-a-restart.ipynb)-[06](06-square-root-pareto.ipynb) reasoned about
 # detection, rescheduling, reload and rewound work from published numbers. Here you watch them
 # happen: a small training job runs under PyTorch's elastic launcher (`torchrun`), we kill one of
 # its processes and make another one hang, and we measure each stage of each restart from the
@@ -14,8 +14,8 @@
 # - Show that resuming from the latest good checkpoint (RNG and optimizer state included) is bit-identical to never failing.
 # - Explain which stages grow with the size of the fleet (rendezvous, reload bandwidth, detection by timeout) and which do not.
 #
-# **Time:** 20 minutes (the lab's two runs take well under a minute). **Prerequisites:** notebook 03 (the
-# four stages and their fleet-scale minutes), notebook 05 (the safe checkpoint writer), notebook 06
+# **Time:** 20 minutes (the lab's two runs take well under a minute). **Prerequisites:** [notebook 03](03-anatomy-of-a-restart.ipynb) (the
+# four stages and their fleet-scale minutes), [notebook 05](05-write-cost.ipynb) (the safe checkpoint writer), [notebook 06](06-square-root-pareto.ipynb)
 # (why an in-memory snapshot makes a short interval affordable).
 
 # %%
@@ -78,7 +78,7 @@ scenario
 # of step *s* on rank *r*, the initial weights, and each rank's dropout stream, whose state is saved in
 # every checkpoint with the momentum buffers. Gradients are averaged by an explicit all-reduce. Rank 0
 # writes a checkpoint every `lab_ckpt_every` steps with the course's safe writer (checksum, fsync,
-# atomic rename; notebook 05); after a restart every rank loads the newest checkpoint that verifies.
+# atomic rename; [notebook 05](05-write-cost.ipynb)); after a restart every rank loads the newest checkpoint that verifies.
 #
 # `run_lab` starts `torchrun --nproc-per-node 2 --max-restarts K` as a subprocess, with a wrapper that
 # only *observes* the launcher's agent, and injects one failure per worker generation:
@@ -193,8 +193,8 @@ assert "Timed out" in hang.reason and hang.peer_noticed_s <= lab_timeout_s + mar
 # %% [markdown]
 # ## 4. The toy next to the fleet
 #
-# Notebook 03 split the question's 15 minutes with sourced numbers. Here is the same split measured
-# on the hang restart, as the course's `RestartStages` (so notebook 03's budget can be filled from a
+# [Notebook 03](03-anatomy-of-a-restart.ipynb) split the question's 15 minutes with sourced numbers. Here is the same split measured
+# on the hang restart, as the course's `RestartStages` (so [notebook 03](03-anatomy-of-a-restart.ipynb)'s budget can be filled from a
 # measurement).
 
 # %% tags=["nbval-ignore-output"]
@@ -220,7 +220,7 @@ print(f"\nif the fleet restarted like this lab: {lab_budget.minutes_per_day:.2f}
 # - **Detection by timeout** is a setting, but a safe one grows with the fleet: a collective over
 #   thousands of ranks has a long tail of slow participants, so timeouts are set in minutes (PyTorch's
 #   NCCL default is loaded below from `data/levers.csv`, source there). Health checks that sweep every node take
-#   longer too. Heartbeats (notebook 03's lever) notice a dead process in seconds at any scale; a *hung*
+#   longer too. Heartbeats ([notebook 03](03-anatomy-of-a-restart.ipynb)'s lever) notice a dead process in seconds at any scale; a *hung*
 #   one still needs a timeout.
 # - **Rescheduling** includes the rendezvous and the communicator set-up over all ranks, and replacing a
 #   node through the cluster scheduler. Starting a process and importing torch happens on every node in
@@ -308,7 +308,7 @@ print(f"on the benchmark machine: at most {ceiling_here:.0f}x for the hang (meas
 # %% [markdown]
 # The floor of a *process* restart is the process restart itself. That is why the field goes further
 # than tuning: in-process restart (NVIDIA's resiliency extension keeps the processes and their CUDA
-# contexts) and not restarting everyone at all (hot spares, per-step fault tolerance). Notebook 08
+# contexts) and not restarting everyone at all (hot spares, per-step fault tolerance). [Notebook 08](08-the-floor.ipynb)
 # makes this the floor of the whole question.
 #
 # ## 6. Look closer
@@ -328,7 +328,8 @@ def show_restart(restart_index=0):
     plt.show()
 
 
-_ = interact(show_restart, restart_index=IntSlider(value=0, min=0, max=len(lab.restarts) - 1, continuous_update=False))
+_ = interact(show_restart, restart_index=IntSlider(value=0, min=0, max=len(lab.restarts) - 1, description="restart shown (0 = first)",
+                                                   style={"description_width": "initial"}, continuous_update=False))
 
 # %% [markdown]
 # **Try it**
@@ -370,5 +371,7 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 08 takes what no checkpoint trick removes, failures x (detection + restart), and
+# **Exercises:** [exercises/07-fault-injection-lab-ex.ipynb](../exercises/07-fault-injection-lab-ex.ipynb) practises this notebook (about 20 minutes; a check names your mistake, and the worked [solutions](../solutions/07-fault-injection-lab-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 08](08-the-floor.ipynb) takes what no checkpoint trick removes, failures x (detection + restart), and
 # makes it the floor of the question.

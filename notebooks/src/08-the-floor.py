@@ -2,7 +2,7 @@
 # # 08 · The floor: what is left when every checkpoint lever is pulled
 #
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
-# about 15 minutes each). Fix it, and say where the floor is.* Notebooks 03-07 built the levers:
+# about 15 minutes each). Fix it, and say where the floor is.* Notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb) built the levers:
 # heartbeats, hot spares, reload from memory, and an in-memory checkpoint that makes the optimal
 # interval short. This notebook applies them all in one chain, finds what remains, shows why only
 # fewer failures (or not restarting the whole job) can remove it, and asks how the answer changes
@@ -13,8 +13,8 @@
 # - Read the whole chain from 2.08 % to the floor as one waterfall, each lever with the minutes a day it saves.
 # - Say where 90 % ETTR breaks with hourly checkpoints, async writes and in-memory snapshots, across the band of published failure rates.
 #
-# **Time:** 30 minutes. **Prerequisites:** notebook 03 (the stages and the levers), notebook 04 (the
-# optimal interval $\sqrt{2\delta M}$), notebook 06 (write costs and the square-root law).
+# **Time:** 30 minutes. **Prerequisites:** [notebook 03](03-anatomy-of-a-restart.ipynb) (the stages and the levers), [notebook 04](04-optimal-interval.ipynb) (the
+# optimal interval $\sqrt{2\delta M}$), [notebook 06](06-square-root-pareto.ipynb) (write costs and the square-root law).
 
 # %%
 from course_lib.notebook import setup
@@ -74,7 +74,7 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # **Predict first:** after heartbeats, hot spares, reload from memory and an in-memory checkpoint,
 # how many of the baseline's 30 minutes a day are left? More or less than two minutes?
 #
-# Each lever's number is sourced in `data/` (notebook 03 cites them): a 5 s heartbeat check (NVIDIA
+# Each lever's number is sourced in `data/` ([notebook 03](03-anatomy-of-a-restart.ipynb) cites them): a 5 s heartbeat check (NVIDIA
 # Resiliency Extension), a 30 s hot-spare re-initialisation (MegaScale, NSDI 2024), the shard read
 # back from pinned host memory and snapshotted to it at the bandwidth measured for this course
 # (`data/write_costs.csv` [@h200-measurement]). The write *before* is a plain synchronous
@@ -160,12 +160,12 @@ print("simulated minutes per day of useful work: " + ", ".join(
 # ## 4. What moves the floor: fewer failures, or not restarting the whole job
 #
 # $\lambda(D+R)$ has two factors. $D + R$ is already seconds after the levers; $\lambda$ is
-# untouched by anything in notebooks 03-07. Two sourced ways to shrink it:
+# untouched by anything in notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb). Two sourced ways to shrink it:
 # - **lemon-node removal**: Kokolis et al. (HPCA 2025, `data/floor_inputs.csv`) cut the share of
 #   large jobs (512+ GPUs) that failed; for Poisson failures over the same job lengths the rate
 #   scales as $\ln(1-p_{after})/\ln(1-p_{before})$.
 # - **fixing the top causes of Llama 3's Table 5** (arXiv:2407.21783; shares computed from the raw
-#   counts, notebook 01's erratum): no faulty GPUs and no HBM3 failures.
+#   counts, [notebook 01](01-per-gpu-failure-rate.ipynb)'s erratum): no faulty GPUs and no HBM3 failures.
 #
 # They are alternatives, not a chain: lemon nodes are largely those same bad GPUs.
 #
@@ -365,5 +365,7 @@ print(
 )
 
 # %% [markdown]
-# **Next:** notebook 09 computes this whole answer for your own fleet: size, failure rate, stage
+# **Exercises:** [exercises/08-the-floor-ex.ipynb](../exercises/08-the-floor-ex.ipynb) practises this notebook (about 30 minutes; a check names your mistake, and the worked [solutions](../solutions/08-the-floor-sol.ipynb) are there after your own attempt).
+#
+# **Next:** [notebook 09](09-your-fleet.ipynb) computes this whole answer for your own fleet: size, failure rate, stage
 # minutes, state size and measured write cost.

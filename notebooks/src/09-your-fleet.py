@@ -2,7 +2,7 @@
 # # 09 · Your fleet: the whole answer for your own numbers
 #
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
-# about 15 minutes each). Fix it, and say where the floor is.* Notebooks 00-08 answered it for the
+# about 15 minutes each). Fix it, and say where the floor is.* Notebooks [00](00-the-question.ipynb)-[08](08-the-floor.ipynb) answered it for the
 # course's fleet. This capstone answers it for **yours**: put your fleet size, your failure rate (or
 # the failures you counted), your restart stage minutes, your state size and your measured write
 # cost in the parameters cell (or inject them with papermill) and it computes everything again.
@@ -12,8 +12,8 @@
 # - Find the optimal checkpoint interval before and after an in-memory checkpoint, and what each lever saves.
 # - State the after-levers loss and the floor $\lambda(D+R)$, and write the answer in one paragraph.
 #
-# **Time:** 20 minutes. **Prerequisites:** notebooks 03 (stages and levers), 04-06 (the interval and
-# write costs; notebook 05 measures a write cost you can paste here), 08 (the floor).
+# **Time:** 20 minutes. **Prerequisites:** notebooks [03](03-anatomy-of-a-restart.ipynb) (stages and levers), 04-06 (the interval and
+# write costs; [notebook 05](05-write-cost.ipynb) measures a write cost you can paste here), 08 (the floor).
 #
 # Run it for your fleet from the shell, for example:
 # `papermill notebooks/09-your-fleet.ipynb out.ipynb -p n_gpus 16384 -p observed_failures 60 -p observed_days 7`,
@@ -96,7 +96,7 @@ print(f"\nbaseline loss: {b.minutes_per_day:.1f} min/day = {b.fraction_of_day:.2
 # %% [markdown]
 # ## 2. The optimal interval, before and after the in-memory checkpoint
 #
-# The first-order waste $\delta/\tau + (\tau/2 + R)/M$ (notebook 04) is smallest at
+# The first-order waste $\delta/\tau + (\tau/2 + R)/M$ ([notebook 04](04-optimal-interval.ipynb)) is smallest at
 # $\tau^* = \sqrt{2\delta M}$. **Predict:** if the blocking write falls by a factor of 60, by
 # what factor does the best interval fall?
 
@@ -131,7 +131,7 @@ plt.show()
 # %% [markdown]
 # ## 3. The levers, largest saving first, and the floor
 #
-# The four levers of notebooks 03 and 08 (sources in `data/levers.csv` and `data/write_costs.csv`),
+# The four levers of notebooks [03](03-anatomy-of-a-restart.ipynb) and [08](08-the-floor.ipynb) (sources in `data/levers.csv` and `data/write_costs.csv`),
 # applied in the order of what they save for **your** numbers. **Predict:** which lever comes first
 # for your fleet?
 
@@ -154,7 +154,7 @@ plt.show()
 # %% [markdown]
 # ## 4. Check by simulation
 #
-# **Predict:** will an event-by-event simulation of the after-levers job (notebook 04's simulator)
+# **Predict:** will an event-by-event simulation of the after-levers job ([notebook 04](04-optimal-interval.ipynb)'s simulator)
 # agree with the after-levers loss within three standard errors?
 
 # %%
@@ -180,7 +180,7 @@ if rate_ci is not None:
 
 # %% [markdown]
 # **Try it**
-# - Paste the blocking write cost notebook 05 measured on your machine into `write_cost_min` (minutes): how far does the "before" interval move?
+# - Paste the blocking write cost [notebook 05](05-write-cost.ipynb) measured on your machine into `write_cost_min` (minutes): how far does the "before" interval move?
 # - Set `observed_failures` and `observed_days` from your own incident log: how wide is the floor's range?
 # - Run `python -m course_lib budget --gpus 16384 --rate 8.1e-4 --json` and compare with this notebook run at the same numbers.
 #
@@ -203,5 +203,7 @@ print(
 )
 
 # %% [markdown]
+# **Exercises:** [exercises/09-your-fleet-ex.ipynb](../exercises/09-your-fleet-ex.ipynb) practises this notebook (about 25 minutes; a check names your mistake, and the worked [solutions](../solutions/09-your-fleet-sol.ipynb) are there after your own attempt).
+#
 # **Next:** the end of the course. `make course` prints this answer table; run it with
 # `FLEET=16384` (or papermill with your numbers) to carry another fleet through every notebook.

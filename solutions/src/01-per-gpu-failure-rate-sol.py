@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 01 · Exercises: per-GPU failure rates
 #
-# Practice for notebook 01 (`notebooks/01-per-gpu-failure-rate.ipynb`): turn a public failure log
+# Practice for [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb): turn a public failure log
 # into a per-GPU-day rate with an exact interval, read Llama 3's Table 5 from its counts, and see by
 # simulation why the course uses exact Poisson intervals.
 #
-# **How to work through it.** Work in `exercises/01-per-gpu-failure-rate-ex.ipynb`. Each exercise states
+# **How to work through it.** Work in [`exercises/01-per-gpu-failure-rate-ex.ipynb`](../exercises/01-per-gpu-failure-rate-ex.ipynb). Each exercise states
 # the task, the form of the answer (a number in a stated unit, or a pair) and the tolerance. Replace the
 # cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
-# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/01-per-gpu-failure-rate-sol.ipynb` (the exercises are generated from it).
+# check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/01-per-gpu-failure-rate-sol.ipynb`](../solutions/01-per-gpu-failure-rate-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 30 minutes. **Prerequisites:** notebook 01.
+# **Time:** 30 minutes. **Prerequisites:** [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -41,7 +41,13 @@ print("runs in data/failure_logs.csv:", ", ".join(logs["run"]))
 # interval, `ci = (low, high)`, both in failures per GPU-day, from the data file.
 # **Answer:** `rate` (float, failures per GPU-day, within 0.5 %) and `ci` (a pair of floats, each
 # bound within 0.2 %). **Predict first:** will OPT's interval reach down into the band of recent
-# fleets (notebook 01)?
+# fleets ([notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb))?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# A rate is events / (GPUs x days): the row `logs.where("run", "OPT-175B").rows[0]` has all three. `failures.rate_ci_per_gpu_day` takes the same three numbers and a `confidence=`.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute OPT-175B's failures per GPU-day `rate` and its exact 99% interval `ci = (low, high)` from data/failure_logs.csv.
@@ -58,7 +64,7 @@ nb01.opt_rate(rate, ci)
 # %% [markdown]
 # **Why.** A rate is a count over an exposure in GPU-days (not node-days, not GPU-hours); the count is
 # Poisson, so its exact interval comes from the chi-square distribution (`2k` degrees of freedom for the
-# lower bound, `2k + 2` for the upper). A 99 % interval is wider than notebook 01's 95 % one, and yet:
+# lower bound, `2k + 2` for the upper). A 99 % interval is wider than [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb)'s 95 % one, and yet:
 
 # %%
 band_table = data.load_table("failure_rate_band.csv")
@@ -74,11 +80,17 @@ print(f"OPT 99% low bound {ci[0]:.2e} vs the band's high end {band['band_high']:
 #
 # Llama 3's Table 5 (Llama Team, *The Llama 3 Herd of Models*, arXiv:2407.21783, 2024;
 # `data/llama3_table5.csv`) splits the 419 unexpected interruptions by component; six rows are in the
-# category `GPU`. Notebook 01 computed their *share*; here you turn it into a *rate*.
+# category `GPU`. [Notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb) computed their *share*; here you turn it into a *rate*.
 #
 # **Task.** Compute the failures per GPU-day caused by the GPU category alone during Llama 3's
-# snapshot (exposure as in notebook 01: the GPUs x days of `llama`, the log's row). **Answer:** `answer` (float, failures
+# snapshot (exposure as in [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb): the GPUs x days of `llama`, the log's row). **Answer:** `answer` (float, failures
 # per GPU-day, within 0.5 %). **Predict first:** what fraction of Llama 3's total rate is it?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Add up the `count` column of the Table 5 rows whose `category` is `GPU` (the counts, not the printed percentages), then divide by the same GPU-days as Llama 3's whole rate (`failures.rate_per_gpu_day`).
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the failures per GPU-day of Llama 3's GPU-category interruptions (the GPU rows of Table 5, counts not printed percentages).
@@ -92,7 +104,7 @@ nb01.gpu_category_rate(answer)
 
 # %% [markdown]
 # **Why.** Take the count from the count column: the printed percentages of Table 5 do not match the
-# counts (notebook 01's footnote), so percentage x total gives a different, wrong count. Against the
+# counts ([notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb)'s footnote), so percentage x total gives a different, wrong count. Against the
 # whole rate:
 
 # %%
@@ -101,7 +113,7 @@ print(f"GPU category {answer:.2e} of the total {total_rate:.2e} per GPU-day: {an
 
 # %% [markdown]
 # Most of a GPU's failure rate is the GPU itself (and its memory): a job's exposure grows with every
-# GPU it adds, which is notebook 02's starting point.
+# GPU it adds, which is [notebook 02](../notebooks/02-fleet-mtbf.ipynb)'s starting point.
 #
 # ## Exercise 3 · Why exact intervals: the normal approximation for a small count
 #
@@ -114,6 +126,12 @@ print(f"GPU category {answer:.2e} of the total {total_rate:.2e} per GPU-day: {an
 # interval's *coverage*). **Answer:** `answer` (a fraction between 0 and 1, within 2 % relative, several
 # times the simulation's own error). **Predict first:** a "95 %" interval should cover 95 % of the
 # time. Does it here?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The true mean is halfway between 1 and 2. `rng.poisson(mean, size=20_000)` draws the weekly counts; an interval k +- 1.96 sqrt(k) contains the mean when |k - mean| <= 1.96 sqrt(k), and the coverage is the mean of that array of True/False.
+#
+# </details>
 
 # %%
 bloom = logs.where("run", "BLOOM-176B").rows[0]
@@ -135,11 +153,11 @@ nb01.normal_interval_coverage(answer)
 # %% [markdown]
 # **Why.** With a mean near 1, a week with no failure is common, and the normal interval of k = 0 has
 # zero width, so it never contains the truth; large counts also get intervals that are too short.
-# The exact Garwood interval never undercovers (it is conservative), which is why notebook 01 uses it
-# and why BLOOM's interval in notebook 01's plot is so wide: a handful of events cannot pin a rate down.
+# The exact Garwood interval never undercovers (it is conservative), which is why [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb) uses it
+# and why BLOOM's interval in [notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb)'s plot is so wide: a handful of events cannot pin a rate down.
 
 # %%
 print(f"P(a week with no failure) = {stats.poisson.pmf(0, true_mean):.3f}: the share of zero-width normal intervals")
 
 # %% [markdown]
-# **Next:** the exercises for notebook 02 (`02-fleet-mtbf-sol.ipynb`) turn these rates into a fleet's MTBF.
+# **Next:** [the exercises for notebook 02](../exercises/02-fleet-mtbf-ex.ipynb) turn these rates into a fleet's MTBF.

@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 02 · Exercises: fleet MTBF
 #
-# Practice for notebook 02 (`notebooks/02-fleet-mtbf.ipynb`): derive the first failure of a job made
+# Practice for [notebook 02](../notebooks/02-fleet-mtbf.ipynb): derive the first failure of a job made
 # of different parts, compute a fleet MTBF from a published per-node rate, and see what GPUs that wear
 # out (instead of failing young) do to a fresh fleet.
 #
-# **How to work through it.** Work in `exercises/02-fleet-mtbf-ex.ipynb`. Each exercise states the task,
+# **How to work through it.** Work in [`exercises/02-fleet-mtbf-ex.ipynb`](../exercises/02-fleet-mtbf-ex.ipynb). Each exercise states the task,
 # the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
 # cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
-# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/02-fleet-mtbf-sol.ipynb` (the exercises are generated from it).
+# check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/02-fleet-mtbf-sol.ipynb`](../solutions/02-fleet-mtbf-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 30 minutes. **Prerequisites:** notebooks 01 and 02.
+# **Time:** 30 minutes. **Prerequisites:** notebooks [01](../notebooks/01-per-gpu-failure-rate.ipynb) and [02](../notebooks/02-fleet-mtbf.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -41,6 +41,12 @@ print(f"Llama 3's per-GPU rate (notebook 01): {llama_rate:.3e} failures per GPU-
 # **Answer:** `answer`, a sympy expression in the symbols `N, M, lam, mu` defined below (compared
 # symbolically: exact). **Predict first:** if the GPUs alone give an MTBF of 12 h and the switches
 # alone 12 h, is the job's MTBF 24 h, 12 h or 6 h?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The job survives to time t only if every part does: S_job(t) = S_gpu(t)^N S_switch(t)^M, with S(t) = exp(-rate t). The mean time to the first failure is the integral of S_job from 0 to infinity (`sp.integrate(..., (t, 0, sp.oo))`).
+#
+# </details>
 
 # %%
 t, N, M, lam, mu = sp.symbols("t N M lambda mu", positive=True)
@@ -74,6 +80,12 @@ print(f"12 h and 12 h together: {both} h")
 # **Task.** Compute the fleet MTBF of a job on `n_fleet` GPUs (16,384, a course choice: Llama 3's
 # "up to 16K") at RSC-1's per-GPU rate. **Answer:** `answer` (float, hours, within 1 %).
 # **Predict first:** more or less than the question's 12 h?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Per 1,000 node-days -> per node-day (divide by 1,000) -> per GPU-day (divide by the GPUs per node); then `failures.fleet_mtbf_hours(n_fleet, rate)`.
+#
+# </details>
 
 # %%
 n_fleet = 16_384
@@ -101,14 +113,20 @@ print(f"vs the question's {Scenario().fleet_mtbf_hours:g} h: {Scenario().fleet_m
 # %% [markdown]
 # ## Exercise 3 · GPUs that wear out: Weibull shape 1.5
 #
-# Notebook 02 gave GPUs an infant-mortality lifetime (Weibull shape < 1). Suppose instead they *wear
+# [Notebook 02](../notebooks/02-fleet-mtbf.ipynb) gave GPUs an infant-mortality lifetime (Weibull shape < 1). Suppose instead they *wear
 # out*: Weibull shape `shape` = 1.5 (a course choice, not a measurement), with the same per-GPU mean
 # lifetime as Llama 3's rate, 1 / `llama_rate` days. The fleet is the question's, freshly racked (every
 # GPU at age 0).
 #
 # **Task.** Compute the mean time until the first GPU of the fresh fleet fails. **Answer:** `answer`
 # (float, hours, within 1 %). **Predict first:** sooner or later than the exponential fleet MTBF of
-# notebook 02, and by how much?
+# [notebook 02](../notebooks/02-fleet-mtbf.ipynb), and by how much?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The first of N Weibull lifetimes of shape k is Weibull with the same shape and its scale times N^(-1/k). `failures.weibull_scale_for_mean` turns the mean into a scale and `failures.fleet_mean_time_to_first_failure` does the rest, in days.
+#
+# </details>
 
 # %%
 shape = 1.5
@@ -127,7 +145,7 @@ nb02.wearout_first_failure(answer)
 
 # %% [markdown]
 # **Check by simulation.** Draw every GPU's Weibull lifetime for 1,000 fresh fleets and keep each
-# fleet's first failure (the same check as notebook 02's).
+# fleet's first failure (the same check as [notebook 02](../notebooks/02-fleet-mtbf.ipynb)'s).
 
 # %%
 draws = 24 * failures.sample_fleet_first_failure(rng, n_gpus, 1000, shape=shape, scale=failures.weibull_scale_for_mean(shape, 1 / llama_rate))
@@ -141,5 +159,5 @@ print(f"Monte Carlo {mc:.1f} +- {se:.1f} h vs your answer {answer:.1f} h: within
 # advantage fades as the fleet ages and GPUs are replaced at random ages, which is why the rest of the
 # course uses the exponential for a fleet in steady state.
 #
-# **Next:** the exercises for notebook 03 (`03-anatomy-of-a-restart-sol.ipynb`) split each restart into
+# **Next:** [the exercises for notebook 03](../exercises/03-anatomy-of-a-restart-ex.ipynb) split each restart into
 # its stages.

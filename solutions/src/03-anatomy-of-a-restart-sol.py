@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 03 · Exercises: anatomy of a restart
 #
-# Practice for notebook 03 (`notebooks/03-anatomy-of-a-restart.ipynb`): change the checkpoint interval
+# Practice for [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb): change the checkpoint interval
 # and redo the daily budget, derive the best health-check period in sympy, and rerun the levers for a
 # job that fails twice as often.
 #
-# **How to work through it.** Work in `exercises/03-anatomy-of-a-restart-ex.ipynb`. Each exercise states
+# **How to work through it.** Work in [`exercises/03-anatomy-of-a-restart-ex.ipynb`](../exercises/03-anatomy-of-a-restart-ex.ipynb). Each exercise states
 # the task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
 # Replace the cell that raises `NotImplementedError` with your code, keep the names the task asks for, and
-# run the check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/03-anatomy-of-a-restart-sol.ipynb` (the exercises are generated from it).
+# run the check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/03-anatomy-of-a-restart-sol.ipynb`](../solutions/03-anatomy-of-a-restart-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 30 minutes. **Prerequisites:** notebook 03.
+# **Time:** 30 minutes. **Prerequisites:** [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -32,12 +32,18 @@ print(f"baseline: {budget.failures_per_day:g} failures/day x ({', '.join(f'{k} {
 # %% [markdown]
 # ## Exercise 1 · An hourly checkpoint interval
 #
-# The course's baseline checkpoints every 10 minutes (notebook 00). Suppose the job checkpointed every
+# The course's baseline checkpoints every 10 minutes ([notebook 00](../notebooks/00-the-question.ipynb)). Suppose the job checkpointed every
 # `interval_min` = 60 minutes instead (a what-if), with detection, rescheduling and reload as in
-# notebook 03's baseline (`budget` above, sources in `data/restart_stages.csv`).
+# [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s baseline (`budget` above, sources in `data/restart_stages.csv`).
 #
 # **Task.** Compute the percentage of the day lost to restarts. **Answer:** `answer` (float, % of the
 # day, within 0.5 %). **Predict first:** does the loss double, triple, or more?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Only the rewind changes: on average it is half the interval. `budget.with_stages(rewind=...)` gives the new budget; its `fraction_of_day` is a fraction, the answer a percentage.
+#
+# </details>
 
 # %%
 interval_min = 60.0
@@ -67,15 +73,21 @@ print(f"rewind {rewind_per_day:.0f} of {lost_per_day:.0f} min/day ({rewind_per_d
 # %% [markdown]
 # ## Exercise 2 · The best health-check period
 #
-# Notebook 03's detection stage waits for the next health check. Model it: checks every P minutes, each
+# [Notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s detection stage waits for the next health check. Model it: checks every P minutes, each
 # costing the job c minutes; a failure strikes at a uniformly random moment between two checks, so it
 # waits on average P/2 to be noticed (the same argument as the rewind). With the other stages as in
-# notebook 03, the minutes lost per day of T minutes are
+# [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb), the minutes lost per day of T minutes are
 # $$W(P) = \lambda\,(P/2 + S + L + \tau/2) + c\,T/P .$$
 #
 # **Task.** Find the period P* that minimises W. **Answer:** `answer`, a sympy expression in `c, T, lam`
 # (symbols defined below; compared symbolically: exact). **Predict first:** which earlier formula will
 # it look like?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# W has a term that grows with P and one that falls as 1/P, like the waste of notebook 04. Solve dW/dP = 0 with `sp.diff` and `sp.solve` (which returns a list).
+#
+# </details>
 
 # %%
 P, c, lam, T, S, L, tau = sp.symbols("P c lambda T S L tau", positive=True)
@@ -94,7 +106,7 @@ nb03.health_check_period(answer)
 # **Why.** It is Young's interval again: the waiting term grows linearly in P (half a period per
 # failure) and the overhead term falls as 1/P, so the optimum balances them. Replace c by the write cost
 # delta and P by the interval tau and you get tau* = sqrt(2 delta M) with M = T/lambda. Read backwards,
-# it prices a heartbeat: for notebook 03's check period (`data/levers.csv`) to be optimal at the
+# it prices a heartbeat: for [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s check period (`data/levers.csv`) to be optimal at the
 # question's two failures a day, one check may cost only
 
 # %%
@@ -106,16 +118,22 @@ print(f"check period {check_min * 60:g} s is optimal when one check costs {c_val
 # %% [markdown]
 # A check that costs more than that should run less often; a cheaper one, more often. Either way the
 # detection stage falls from minutes to seconds, which is why heartbeats win the largest share in
-# notebook 03's waterfall.
+# [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s waterfall.
 #
 # ## Exercise 3 · Twice the failures: rerun the levers
 #
 # Take a worse cluster: `failures_per_day` = 4, twice the question's (a what-if), with the same fleet,
-# stages and the four levers of notebook 03 (`rs.default_levers`, sources in `data/levers.csv`).
+# stages and the four levers of [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb) (`rs.default_levers`, sources in `data/levers.csv`).
 #
 # **Task.** Apply the four levers, largest first, and compute the minutes per day still lost, snapshot
 # writes included. **Answer:** `answer` (float, minutes per day, within 1 %). **Predict first:** more or
-# less than twice notebook 03's result after the levers?
+# less than twice [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s result after the levers?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Build the worse scenario with `Scenario().replace(failures_per_day=...)`, rebuild the levers for it (`rs.default_levers(worse)`) and run `rs.waterfall` from `rs.baseline_budget(worse)`; the last step's `after` is what is left.
+#
+# </details>
 
 # %%
 failures_per_day = 4.0
@@ -144,4 +162,5 @@ print(f"{failures_per_day / budget.failures_per_day:g}x the failures -> {answer 
       f"({base:.2f} -> {answer:.2f} min/day)")
 
 # %% [markdown]
-# **Next:** notebook 04 derives the interval optimum used by the shorter-interval lever.
+# **Next:** [the exercises for notebook 04](../exercises/04-optimal-interval-ex.ipynb) work with the interval optimum that the
+# in-memory checkpoint lever used.

@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 04 · Exercises: the optimal checkpoint interval
 #
-# Practice for notebook 04 (`notebooks/04-optimal-interval.ipynb`): find the exact optimum for an
+# Practice for [notebook 04](../notebooks/04-optimal-interval.ipynb): find the exact optimum for an
 # expensive write, derive what planned maintenance does to the interval, and measure with the simulator
 # how flat the waste curve is.
 #
-# **How to work through it.** Work in `exercises/04-optimal-interval-ex.ipynb`. Each exercise states the
+# **How to work through it.** Work in [`exercises/04-optimal-interval-ex.ipynb`](../exercises/04-optimal-interval-ex.ipynb). Each exercise states the
 # task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
 # Replace the cell that raises `NotImplementedError` with your code, keep the names the task asks for, and
-# run the check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/04-optimal-interval-sol.ipynb` (the exercises are generated from it).
+# run the check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/04-optimal-interval-sol.ipynb`](../solutions/04-optimal-interval-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 25 minutes. **Prerequisites:** notebook 04.
+# **Time:** 25 minutes. **Prerequisites:** [notebook 04](../notebooks/04-optimal-interval.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -46,6 +46,12 @@ print(f"M = {M:.0f} min, R = {R:.0f} min; write costs (s): "
 # **Task.** Compute the exact optimal interval of Daly's complete model (Lambert W) for that write at
 # the question's MTBF `M`. **Answer:** `answer` (float, minutes, within 0.5 %). **Predict first:** is
 # Young's sqrt(2 delta M) too long or too short here, and by more or less than 0.5 %?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The `blocking_s` column is in seconds and `M` in minutes: convert the write first. `iv.optimal_interval_exact(delta, M)` solves Daly's model exactly.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: set `delta_pfs` to the pfs_sync write cost of data/write_costs.csv in minutes, then `answer` to the exact optimal interval in minutes (interval.optimal_interval_exact) at the MTBF `M`.
@@ -78,6 +84,12 @@ print(f"Young overshoots by {iv.young_interval(delta_pfs, M) / answer - 1:.1%}; 
 # **Task.** Find the interval tau* that minimises W. **Answer:** `answer`, a sympy expression in the
 # symbols defined below (compared symbolically: exact). **Predict first:** do planned stops make you
 # checkpoint more often?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Which terms of W depend on tau at all? Differentiate with respect to tau, set it to zero and solve (`sp.solve(sp.diff(W, tau), tau)` returns a list: take its element).
+#
+# </details>
 
 # %%
 tau, delta, M_, R_, P = sp.symbols("tau delta M R P", positive=True)
@@ -103,7 +115,7 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 # %% [markdown]
 # ## Exercise 3 · How flat is the minimum?
 #
-# Notebook 04's baseline write is a DCP `async_save` of a 7B model (PyTorch blog, June 2024; row
+# [Notebook 04](../notebooks/04-optimal-interval.ipynb)'s baseline write is a DCP `async_save` of a 7B model (PyTorch blog, June 2024; row
 # `dcp_async_7b` of `data/write_costs.csv`).
 #
 # **Task.** Checkpoint at *twice* the exact optimal interval for that write and measure the waste with
@@ -111,6 +123,12 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 # a month of useful work (`work` below), restart `R`, then `sim.mean("waste")`. **Answer:** `answer`
 # (a fraction of useful work, within 1 %). **Predict first:** how much more waste than at the optimum:
 # double, +50 %, or a few percent?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# First the exact optimum for `delta_7b` (`iv.optimal_interval_exact`), then `simulate_job(work, 2 * that, delta_7b, M, R, n_runs=4000, seed=...)` and `sim.mean("waste")`.
+#
+# </details>
 
 # %%
 work = 30 * 24 * 60.0  # a month of useful work (minutes)
@@ -136,4 +154,4 @@ at_opt = iv.expected_waste(iv.optimal_interval_exact(delta_7b, M), delta_7b, M, 
 print(f"waste at the optimum {at_opt:.3%}, at twice it {answer:.3%}: +{answer / at_opt - 1:.0%}")
 
 # %% [markdown]
-# **Next:** the exercises for notebook 05 (`05-write-cost-sol.ipynb`) size the write cost itself.
+# **Next:** [the exercises for notebook 05](../exercises/05-write-cost-ex.ipynb) size the write cost itself.

@@ -1,18 +1,18 @@
 # %% [markdown]
 # # 05 · Exercises: the write cost
 #
-# Practice for notebook 05 (`notebooks/05-write-cost.ipynb`): size one GPU's shard of a model's
+# Practice for [notebook 05](../notebooks/05-write-cost.ipynb): size one GPU's shard of a model's
 # training state, turn a measured bandwidth into a write cost and an interval, and derive what an
 # asynchronous checkpoint changes in the square-root law. No benchmark runs here: the exercises use the
 # course's H200 measurements in `data/`, so the answers are the same on every machine.
 #
-# **How to work through it.** Work in `exercises/05-write-cost-ex.ipynb`. Each exercise states the task,
+# **How to work through it.** Work in [`exercises/05-write-cost-ex.ipynb`](../exercises/05-write-cost-ex.ipynb). Each exercise states the task,
 # the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
 # cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
-# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/05-write-cost-sol.ipynb` (the exercises are generated from it).
+# check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/05-write-cost-sol.ipynb`](../solutions/05-write-cost-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 25 minutes. **Prerequisites:** notebooks 04 and 05.
+# **Time:** 25 minutes. **Prerequisites:** notebooks [04](../notebooks/04-optimal-interval.ipynb) and [05](../notebooks/05-write-cost.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -44,7 +44,13 @@ print(f"training state: {bytes_per_param:g} bytes per parameter; fleet: {scenari
 #
 # **Task.** Compute the training state each GPU holds for Llama 3 70B on the question's fleet.
 # **Answer:** `answer` (float, GiB = 2^30 bytes, within 0.5 %). **Predict first:** more or less than the
-# 64 MiB state notebook 05 measures by default?
+# 64 MiB state [notebook 05](../notebooks/05-write-cost.ipynb) measures by default?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Parameters x bytes per parameter / GPUs is the bytes each GPU holds; a GiB is 2^30 bytes (`GIB`), not 10^9.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the GiB of training state per GPU for "Llama 3 70B" sharded over `scenario.n_gpus` GPUs at `bytes_per_param` bytes per parameter.
@@ -73,6 +79,12 @@ print(f"{answer * 1024:.0f} MiB per GPU: {answer * 1024 / 64:.1f}x notebook 05's
 # that bandwidth, then Young's optimal interval sqrt(2 delta M). **Answer:** `answer` (float, minutes,
 # within 1 %); keep the write cost as `delta_min` (minutes): the explanation below uses it.
 # **Predict first:** longer or shorter than the course's 10-minute baseline interval?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Shard bytes / (bandwidth in GB/s x 10^9) is the write in seconds; Young's formula wants it in minutes, like `mtbf_min`: then `iv.young_interval(delta_min, mtbf_min)`.
+#
+# </details>
 
 # %%
 mtbf_min = scenario.fleet_mtbf_hours * 60
@@ -110,6 +122,12 @@ print(f"interval {answer:.2f} min vs the baseline's {scenario.checkpoint_interva
 # **Task.** Find the interval tau* that minimises W. **Answer:** `answer`, a sympy expression in the
 # symbols `delta_b, delta_d, M` defined below (compared symbolically: exact). **Predict first:** does a
 # slow background persist (large delta_d) lengthen the best interval?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# As in notebook 04: solve dW/dtau = 0. Does delta_d multiply tau anywhere, or does it vanish from the derivative?
+#
+# </details>
 
 # %%
 tau, delta_b, delta_d, M, R = sp.symbols("tau delta_b delta_d M R", positive=True)
@@ -127,7 +145,7 @@ nb05.async_interval(answer)
 # %% [markdown]
 # **Why.** delta_d adds the same amount to every rewind, whatever the interval, so it drops out of the
 # derivative: the interval is set by what *blocks*. The persist still costs: it adds delta_d / M to the
-# waste at the optimum, and the next save cannot start before it ends (notebook 06's bound on the
+# waste at the optimum, and the next save cannot start before it ends ([notebook 06](../notebooks/06-square-root-pareto.ipynb)'s bound on the
 # interval). The H200 host's DCP `async_save` measurements (`data/h200_host.csv`) put numbers on both:
 
 # %%
@@ -138,4 +156,4 @@ print(f"DCP async_save of a {h200['dcp_state']['value']:g} GiB state: blocks {bl
       f"({total / block:.0f}x later); only the {block:g} s enters tau*")
 
 # %% [markdown]
-# **Next:** the exercises for notebook 08 (`08-the-floor-sol.ipynb`) take every lever to its limit.
+# **Next:** [the exercises for notebook 06](../exercises/06-square-root-pareto-ex.ipynb) push the write cost to a memory copy.

@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 06 · Exercises: the square-root Pareto
 #
-# Practice for notebook 06 (`notebooks/06-square-root-pareto.ipynb`): derive how the optimal interval
+# Practice for [notebook 06](../notebooks/06-square-root-pareto.ipynb): derive how the optimal interval
 # scales with the fleet when every GPU writes only its shard, check it on the in-memory snapshot, and
 # price a 10-second interval in copy bandwidth.
 #
-# **How to work through it.** Work in `exercises/06-square-root-pareto-ex.ipynb`. Each exercise states the
+# **How to work through it.** Work in [`exercises/06-square-root-pareto-ex.ipynb`](../exercises/06-square-root-pareto-ex.ipynb). Each exercise states the
 # task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
 # Replace the cell that raises `NotImplementedError` with your code, keep the names the task asks for, and
-# run the check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/06-square-root-pareto-sol.ipynb` (the exercises are generated from it).
+# run the check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/06-square-root-pareto-sol.ipynb`](../solutions/06-square-root-pareto-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 20 minutes. **Prerequisites:** notebooks 04 and 06.
+# **Time:** 20 minutes. **Prerequisites:** notebooks [04](../notebooks/04-optimal-interval.ipynb) and [06](../notebooks/06-square-root-pareto.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -40,11 +40,17 @@ print(f"{model_params:.3g} parameters x {bytes_per_param:g} B of state; snapshot
 #
 # A fully sharded job of N GPUs holds S bytes of training state; each GPU copies its shard S/N at B
 # bytes per minute, so the blocking cost is delta = S/(N B). Each GPU fails at rate r per minute, so the
-# fleet MTBF is M = 1/(N r) (notebook 02).
+# fleet MTBF is M = 1/(N r) ([notebook 02](../notebooks/02-fleet-mtbf.ipynb)).
 #
 # **Task.** Derive Young's optimal interval tau* = sqrt(2 delta M) as a function of N. **Answer:**
 # `answer`, a sympy expression in the symbols `S, B, r, N` defined below (compared symbolically:
 # exact). **Predict first:** four times the GPUs: a shorter interval by 2x, by 4x, or unchanged?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Substitute both into sqrt(2 delta M) and `sp.simplify`; with positive symbols the square root of 1/N^2 is 1/N.
+#
+# </details>
 
 # %%
 S, B, r, N = sp.symbols("S B r N", positive=True)
@@ -60,7 +66,7 @@ nb06.fleet_scaling(answer)
 # %% [markdown]
 # **Why.** Both factors under the root shrink as 1/N, so the interval shrinks as 1/N, not 1/sqrt(N). The
 # waste at the optimum, sqrt(2 delta / M), does not depend on N at all: the smaller shard exactly pays
-# for the more frequent failures (notebook 08 sees the same thing in the after-levers loss).
+# for the more frequent failures ([notebook 08](../notebooks/08-the-floor.ipynb) sees the same thing in the after-levers loss).
 
 # %%
 print("tau*(4N) / tau*(N) =", sp.simplify(answer.subs(N, 4 * N) / answer))
@@ -69,13 +75,19 @@ print("waste at tau*: sqrt(2 delta / M) =", sp.simplify(sp.sqrt(2 * (S / (N * B)
 # %% [markdown]
 # ## Exercise 2 · The snapshot's interval on 16,384 GPUs
 #
-# Take `n_big` = 16,384 GPUs (a course choice, notebook 06's "Try it") at the question's per-GPU rate,
+# Take `n_big` = 16,384 GPUs (a course choice, [notebook 06](../notebooks/06-square-root-pareto.ipynb)'s "Try it") at the question's per-GPU rate,
 # the 405B state (`data/levers.csv`) and the snapshot to pinned host memory (`snapshot_gbps`, this
-# course's H200 measurement, `data/write_costs.csv`). As in notebook 06 the copy blocks (delta = t_copy)
+# course's H200 measurement, `data/write_costs.csv`). As in [notebook 06](../notebooks/06-square-root-pareto.ipynb) the copy blocks (delta = t_copy)
 # and the interval cannot be shorter than the copy: `iv.bounded_interval(t_copy, M, t_copy)`.
 #
 # **Task.** Compute the optimal interval between snapshots on that fleet. **Answer:** `answer` (float,
 # seconds, within 1 %). **Predict first:** use exercise 1.
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Both the shard (divided by `n_big`) and the MTBF (1 / (n_big x rate), in minutes) change with the fleet. The copy time is the shard over the bandwidth; keep every time in minutes for `iv.bounded_interval`, then convert the interval to seconds.
+#
+# </details>
 
 # %%
 n_big = 16_384
@@ -107,6 +119,12 @@ print(f"{scenario.n_gpus:,} GPUs: every {small:.1f} s; {n_big:,} GPUs: every {an
 # the snapshot copy run for a `target_s` = 10-second interval (a course choice) to be Young-optimal?
 # Invert the square root, delta = tau^2 / (2 M), then divide the shard by delta. **Answer:** `answer`
 # (float, GB/s, within 1 %). **Predict first:** is the H200 host's pinned-memory copy fast enough?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `iv.write_cost_for_interval(tau, M)` is tau^2 / (2 M), minutes in and minutes out. The bandwidth is the shard in GB divided by that write cost in seconds.
+#
+# </details>
 
 # %%
 target_s = 10.0
@@ -133,4 +151,4 @@ for key in ("gpu_to_pinned", "gpu_d2d"):
     print(f"{h200[key]['path']:32s} {h200[key]['value']:7g} GB/s: {h200[key]['value'] / answer:.2f}x the bandwidth needed")
 
 # %% [markdown]
-# **Next:** the exercises for notebook 08 (`08-the-floor-sol.ipynb`) take every lever to its limit.
+# **Next:** [the exercises for notebook 07](../exercises/07-fault-injection-lab-ex.ipynb) read the fault-injection lab's measured restarts.

@@ -1,19 +1,19 @@
 # %% [markdown]
 # # 07 · Exercises: the fault-injection lab
 #
-# Practice for notebook 07 (`notebooks/07-fault-injection-lab.ipynb`): read the committed restart
+# Practice for [notebook 07](../notebooks/07-fault-injection-lab.ipynb): read the committed restart
 # benchmark to find the lever that matters most for a hang, derive how far in-process restart moves the
 # ceiling of the speed-up, and put the lab's tuned restart into the question's daily budget. No
 # torchrun job runs here: the exercises read `benchmarks/results/faultlab_restart.json`, so the answers
 # are the same on every machine.
 #
-# **How to work through it.** Work in `exercises/07-fault-injection-lab-ex.ipynb`. Each exercise states
+# **How to work through it.** Work in [`exercises/07-fault-injection-lab-ex.ipynb`](../exercises/07-fault-injection-lab-ex.ipynb). Each exercise states
 # the task, the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance.
 # Replace the cell that raises `NotImplementedError` with your code, keep the names the task asks for, and
-# run the check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/07-fault-injection-lab-sol.ipynb` (the exercises are generated from it).
+# run the check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/07-fault-injection-lab-sol.ipynb`](../solutions/07-fault-injection-lab-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 20 minutes. **Prerequisites:** notebook 07.
+# **Time:** 20 minutes. **Prerequisites:** [notebook 07](../notebooks/07-fault-injection-lab.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -45,6 +45,12 @@ for (scenario, setting), row in bench.medians.items():
 # report the largest saving. **Answer:** `answer` (float, seconds, within 0.5 %); keep the savings as
 # a dict `savings` {lever: seconds} for the explanation. **Predict first:** the collective timeout, the
 # agent's poll, the checkpoint interval or the reload source?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Loop over `bench.medians.items()`: a key is (scenario, setting); keep the `hang` rows whose setting starts with `"default-like, tuned "`. A lever's saving is `base` minus that row's `total_s`.
+#
+# </details>
 
 # %%
 base = bench.medians[("hang", "default-like")]["total_s"]  # the default-like hang restart, seconds
@@ -75,7 +81,7 @@ print(f"{'all levers at once':22s} saves {all_levers:7.2f} s (sum of the single 
 # %% [markdown]
 # ## Exercise 2 · How far can in-process restart go?
 #
-# Notebook 07 modelled a restart as detection T + m/2 (the timeout plus, on average, half the agent's
+# [Notebook 07](../notebooks/07-fault-injection-lab.ipynb) modelled a restart as detection T + m/2 (the timeout plus, on average, half the agent's
 # poll m), rescheduling S, reload L and rewind tau/2, and scaled every lever by k -> 0: the speed-up of a
 # *process* restart tops out at (T + m/2 + S + L + tau/2) / S. Split the rescheduling into S = P + Q:
 # P is starting the processes (new interpreter, `import torch`, CUDA context), Q the rendezvous and the
@@ -86,6 +92,12 @@ print(f"{'all levers at once':22s} saves {all_levers:7.2f} s (sum of the single 
 # find the speed-up ceiling (the default restart over restart(k) as k -> 0). **Answer:** `answer`, a
 # sympy expression in the symbols defined below (compared symbolically: exact). **Predict first:** what
 # is left in the denominator?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# Write the default restart and restart(k) as sympy expressions, then `sp.limit(default / restart_k, k, 0)`.
+#
+# </details>
 
 # %%
 T, m, P, Q, L, tau, k = sp.symbols("T m P Q L tau k", positive=True)
@@ -113,7 +125,13 @@ print("in-process ceiling / process-restart ceiling =", sp.simplify(answer / (de
 # **Task.** Suppose each of the question's restarts took as long as the benchmark's tuned *hang* restart
 # (all four stages, `bench.stages("hang", "tuned")`, in seconds). What share of the day would the
 # restarts cost? **Answer:** `answer` (float, % of the day, within 0.5 %). **Predict first:** the
-# baseline is notebook 03's 2 %; how many times less?
+# baseline is [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s 2 %; how many times less?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `bench.stages("hang", "tuned")` gives seconds per stage: convert to minutes, build `rs.RestartStages(**...)` and a `rs.RestartBudget` at the question's restarts per day; `fraction_of_day` is a fraction.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: put the tuned hang restart's four stages (converted to minutes) into a restart.RestartBudget at the question's restarts per day and set `answer` to its % of the day.
@@ -128,7 +146,7 @@ nb07.tuned_fleet_loss(answer)
 # %% [markdown]
 # **Why.** Seconds instead of minutes per restart. But a two-rank toy is not a 4,096-GPU job: the
 # rendezvous and communicator set-up, shared-storage reload and safe timeouts all grow with the fleet
-# (notebook 07, section 4), which is why notebook 08's floor keeps a rescheduling term (the hot spare's
+# ([notebook 07](../notebooks/07-fault-injection-lab.ipynb), section 4), which is why [notebook 08](../notebooks/08-the-floor.ipynb)'s floor keeps a rescheduling term (the hot spare's
 # re-initialisation, MegaScale). Against the baseline:
 
 # %%
@@ -137,4 +155,4 @@ print(f"baseline {100 * baseline.fraction_of_day:.2f} % of the day; restarting l
       f"{100 * baseline.fraction_of_day / answer:.0f}x less")
 
 # %% [markdown]
-# **Next:** the exercises for notebook 08 (`08-the-floor-sol.ipynb`) take every lever to its limit.
+# **Next:** [the exercises for notebook 08](../exercises/08-the-floor-ex.ipynb) take every lever to its limit.

@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 08 · Exercises: the floor
 #
-# Practice for notebook 08 (`notebooks/08-the-floor.ipynb`): see how the floor's share of what is left
+# Practice for [notebook 08](../notebooks/08-the-floor.ipynb): see how the floor's share of what is left
 # grows with the fleet, redo Kokolis et al.'s ETTR projection by hand, and derive when silent data
 # corruption costs more than every other failure together.
 #
-# **How to work through it.** Work in `exercises/08-the-floor-ex.ipynb`. Each exercise states the task,
+# **How to work through it.** Work in [`exercises/08-the-floor-ex.ipynb`](../exercises/08-the-floor-ex.ipynb). Each exercise states the task,
 # the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
 # cell that raises `NotImplementedError` with your code, keep the names the task asks for, and run the
-# check cell below it: it says *Correct*, or names the likely mistake. Worked solutions:
-# `solutions/08-the-floor-sol.ipynb` (the exercises are generated from it).
+# check cell below it: it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions:
+# [`solutions/08-the-floor-sol.ipynb`](../solutions/08-the-floor-sol.ipynb) (the exercises are generated from it).
 #
-# **Time:** 30 minutes. **Prerequisites:** notebook 08.
+# **Time:** 30 minutes. **Prerequisites:** [notebook 08](../notebooks/08-the-floor.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -34,14 +34,20 @@ print(f"{here.n_gpus:,} GPUs after every lever: {f.minutes_per_day:.2f} min/day 
 # %% [markdown]
 # ## Exercise 1 · The floor's share on a bigger fleet
 #
-# `course_answer(Scenario().replace(n_gpus=...))` (`course_lib.answer.answer`, notebook 09's function) applies every lever
-# of notebook 08 to a fleet at the question's per-GPU failure rate. Take `n_gpus` = 16,384 GPUs (a
+# `course_answer(Scenario().replace(n_gpus=...))` (`course_lib.answer.answer`, [notebook 09](../notebooks/09-your-fleet.ipynb)'s function) applies every lever
+# of [notebook 08](../notebooks/08-the-floor.ipynb) to a fleet at the question's per-GPU failure rate. Take `n_gpus` = 16,384 GPUs (a
 # course choice, Llama 3's "up to 16K").
 #
 # **Task.** Compute the floor lambda (D + R) as a fraction of the loss after the levers on that fleet.
 # **Answer:** `answer` (a fraction between 0 and 1, within 1 %). **Predict first:** the floor grows with
 # the failure rate; the checkpoint term grows as sqrt(delta lambda). Does the floor's share grow or
 # shrink, and by how much?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `course_answer(Scenario().replace(n_gpus=...)).after` is the day after every lever: it carries both `floor_minutes_per_day` and `minutes_per_day`, and the share is their ratio.
+#
+# </details>
 
 # %%
 n_gpus = 16_384
@@ -80,6 +86,12 @@ print(f"checkpoint term: {f.checkpoint_minutes_per_day:.2f} min/day at {here.n_g
 #
 # **Task.** Compute the expected ETTR from the formula. **Answer:** `answer` (a fraction between 0 and 1,
 # within 0.5 %). **Predict first:** above or below 90 %?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# N_nodes is the GPUs over the GPUs per node, and N_nodes r_f is failures per *day*: divide by the minutes in a day so that it multiplies minutes. Then the formula as written.
+#
+# </details>
 
 # %%
 k = fl.kokolis_projection()
@@ -101,7 +113,7 @@ nb08.kokolis_ettr(answer)
 # %% [markdown]
 # **Why.** $N_{nodes} r_f$ is failures per *day* while $u_0$ and $\Delta t$ are minutes, so divide by the
 # minutes in a day; each failure costs the restart plus, on average, half an interval. Compare with the
-# paper's two printed projections (which `floor.ettr` reproduces in notebook 08):
+# paper's two printed projections (which `floor.ettr` reproduces in [notebook 08](../notebooks/08-the-floor.ipynb)):
 
 # %%
 for interval, printed in [(k.interval_hourly_min, k.ettr_hourly), (dt, None), (k.interval_short_min, k.ettr_short)]:
@@ -111,13 +123,19 @@ for interval, printed in [(k.interval_hourly_min, k.ettr_hourly), (dt, None), (k
 # %% [markdown]
 # ## Exercise 3 · When does silent data corruption cost more than the floor?
 #
-# Notebook 08: a share s of the failures are silent data corruption (SDC), noticed only after a latency
+# [Notebook 08](../notebooks/08-the-floor.ipynb): a share s of the failures are silent data corruption (SDC), noticed only after a latency
 # L; each costs L + D + R (rewind to a checkpoint before the corruption, then detect and restart). All
 # unexpected failures together cost the floor lambda (D + R) per day.
 #
 # **Task.** Find the latency L at which the SDC cost per day, s lambda (L + D + R), equals the floor.
 # **Answer:** `answer`, a sympy expression in the symbols `s, D, R` defined below (compared
 # symbolically: exact). **Predict first:** does the crossover depend on the failure rate lambda?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `sp.solve(sp.Eq(left, right), L)`; watch which symbol cancels.
+#
+# </details>
 
 # %%
 L, s, D, R, lam = sp.symbols("L s D R lambda", positive=True)
@@ -135,7 +153,7 @@ nb08.sdc_crossover(answer)
 # **Why.** lambda is on both sides and cancels: the crossover depends only on the SDC share and on the
 # restart after the levers. With Table 5's SDC share (Llama 3, arXiv:2407.21783; shares from counts) and
 # this fleet's D + R after the levers, an SDC noticed later than this costs more than every other
-# failure's restart together (notebook 08 prints the same crossover):
+# failure's restart together ([notebook 08](../notebooks/08-the-floor.ipynb) prints the same crossover):
 
 # %%
 share = fl.table5_share(["Silent Data Corruption"])
@@ -145,3 +163,5 @@ print(f"SDC share {share:.2%}, D + R = {f.stages.restart_cost:.3f} min: crossove
 # %% [markdown]
 # The levers made D + R small, so the crossover is short: SDC detection (loss-spike and gradient checks)
 # matters more, not less, once restarts are fast.
+#
+# **Next:** [the exercises for notebook 09](../exercises/09-your-fleet-ex.ipynb) answer the whole question for a fleet you have not seen.

@@ -1,17 +1,17 @@
 # %% [markdown]
 # # 09 · Exercises: your fleet
 #
-# Practice for notebook 09 (`notebooks/09-your-fleet.ipynb`): carry one incident log through the whole
+# Practice for [notebook 09](../notebooks/09-your-fleet.ipynb): carry one incident log through the whole
 # answer, say how sure the floor is, and price the checkpoint that the course's interval would need.
 # This is the interview question answered for a fleet you did not see before.
 #
-# **How to work through it.** Work in `exercises/09-your-fleet-ex.ipynb`. Each exercise states the task,
+# **How to work through it.** Work in [`exercises/09-your-fleet-ex.ipynb`](../exercises/09-your-fleet-ex.ipynb). Each exercise states the task,
 # the form of the answer (a number in a stated unit) and the tolerance. Replace the cell that raises
 # `NotImplementedError` with your code, keep the names the task asks for, and run the check cell below it:
-# it says *Correct*, or names the likely mistake. Worked solutions: `solutions/09-your-fleet-sol.ipynb`
+# it says *Correct* or *Not yet* and names the likely mistake. Stuck? Open the **Hint** under the task before the solution. In the exercise notebook each **Why** is folded: open it once your answer is correct. Worked solutions: [`solutions/09-your-fleet-sol.ipynb`](../solutions/09-your-fleet-sol.ipynb)
 # (the exercises are generated from it).
 #
-# **Time:** 25 minutes. **Prerequisites:** notebooks 01, 04 and 09.
+# **Time:** 25 minutes. **Prerequisites:** notebooks [01](../notebooks/01-per-gpu-failure-rate.ipynb), [04](../notebooks/04-optimal-interval.ipynb) and [09](../notebooks/09-your-fleet.ipynb).
 
 # %%
 from course_lib.notebook import setup
@@ -27,11 +27,11 @@ from course_lib.check import nb09
 # %% [markdown]
 # ## The incident log
 #
-# A made-up log (a course choice, the example in notebook 09's papermill line): a job on `n_gpus`
+# A made-up log (a course choice, the example in [notebook 09](../notebooks/09-your-fleet.ipynb)'s papermill line): a job on `n_gpus`
 # GPUs counted `observed_failures` unexpected failures in `observed_days` days. Every other input is
-# the course's (the stage minutes of notebook 03, the levers' sourced numbers, the 405B state split over
+# the course's (the stage minutes of [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb), the levers' sourced numbers, the 405B state split over
 # the fleet): `course_answer(Scenario().replace(n_gpus=..., rate_per_gpu_day=...))` computes the whole answer, as in
-# notebook 09.
+# [notebook 09](../notebooks/09-your-fleet.ipynb).
 
 # %%
 n_gpus = 16_384
@@ -45,6 +45,12 @@ print(f"{observed_failures} failures in {observed_days} days on {n_gpus:,} GPUs"
 # **Task.** Turn the log into a per-GPU-day rate, run the course's answer for this fleet, and report
 # the loss after every lever. **Answer:** `answer` (float, % of the day, within 1 %). **Predict first:**
 # the baseline of this fleet loses several percent of the day; how much is left after the levers?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The rate is failures / (GPUs x days) (`failures.rate_per_gpu_day`); `course_answer(Scenario().replace(n_gpus=..., rate_per_gpu_day=rate)).after.fraction_of_day` is a fraction, the answer a percentage.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute `rate`, the log's failures per GPU-day, and `answer`, the % of the day the fleet still loses after every lever (course_answer(...).after.fraction_of_day).
@@ -57,7 +63,7 @@ print(fleet.text)
 nb09.after_levers_loss(answer)
 
 # %% [markdown]
-# **Why.** The exposure is this log's GPUs x days; the rest is notebook 09's chain. The fleet fails
+# **Why.** The exposure is this log's GPUs x days; the rest is [notebook 09](../notebooks/09-your-fleet.ipynb)'s chain. The fleet fails
 # several times a day, so the levers matter more here than for the question's fleet:
 
 # %%
@@ -67,11 +73,17 @@ print(f"rate {rate:.2e} per GPU-day = {rate / Scenario().rate_per_gpu_day:.2f}x 
 # %% [markdown]
 # ## Exercise 2 · How sure is the floor?
 #
-# A week of failures is a small count: the rate has an exact (Garwood) 95 % interval (notebook 01).
+# A week of failures is a small count: the rate has an exact (Garwood) 95 % interval ([notebook 01](../notebooks/01-per-gpu-failure-rate.ipynb)).
 #
 # **Task.** Compute the floor lambda (D + R), in % of the day, at the *upper* end of the rate's 95 %
 # interval. **Answer:** `answer` (float, % of the day, within 0.5 %). **Predict first:** how much above
 # the floor at the point estimate?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `failures.rate_ci_per_gpu_day(..., confidence=0.95)` returns (low, high): run the answer at `high` and read `.after.floor_fraction`.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the floor (course_answer(...).after.floor_fraction, in % of the day) at the upper end of the 95% interval of the log's rate.
@@ -93,13 +105,19 @@ print(f"floor at the point estimate {point:.3f} %, upper end {answer:.3f} % ({an
 # %% [markdown]
 # ## Exercise 3 · What would the course's 10-minute interval need?
 #
-# Young's interval tau* = sqrt(2 delta M) (notebook 04) can be read backwards: the write cost for which a
+# Young's interval tau* = sqrt(2 delta M) ([notebook 04](../notebooks/04-optimal-interval.ipynb)) can be read backwards: the write cost for which a
 # given interval is optimal is delta = tau^2 / (2 M). The course's baseline checkpoints every
 # `Scenario().checkpoint_interval_min` minutes.
 #
 # **Task.** Compute the blocking write cost that makes that interval optimal at this fleet's MTBF
 # (from the log's rate). **Answer:** `answer` (float, seconds, within 1 %). **Predict first:** more or
 # less than the question fleet's, and why?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# The fleet MTBF in minutes is the minutes in a day / (GPUs x rate). `iv.write_cost_for_interval(tau, M)` gives the write in minutes; the answer is in seconds.
+#
+# </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the blocking write cost in seconds for which Scenario().checkpoint_interval_min is Young's optimum at this fleet's MTBF (use `rate`).
@@ -125,5 +143,8 @@ print(f"for the question's fleet (M = {Scenario().fleet_mtbf_hours * 60:.0f} min
 
 # %% [markdown]
 # Both of this fleet's writes are far cheaper than the break-even, so both should run more often than
-# every 10 minutes: that is the shorter-interval lever of notebooks 03 and 08, and why the answer's
+# every 10 minutes: that is the shorter-interval lever of notebooks [03](../notebooks/03-anatomy-of-a-restart.ipynb) and [08](../notebooks/08-the-floor.ipynb), and why the answer's
 # optimal interval is so short.
+#
+# **Next:** that was the last exercise. The [answer sheet](../ANSWER_SHEET.md) is the course's answer in 2 and in 10 minutes;
+# compare it with yours.
