@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course site test unit nbval papermill browser lab app bench clean
+.PHONY: course site test lint unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -28,11 +28,15 @@ course: $(STAMP)
 site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
-## make test: unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
+## make test: the linter (pyflakes rules: unused imports, undefined names), unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
 ## runs, then the browser tests (last and alone: their servers need the CPU the others would take):
 ## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline).
 test: $(STAMP)
-	$(MAKE) --no-print-directory unit nbval papermill browser
+	$(MAKE) --no-print-directory lint unit nbval papermill browser
+
+LINTED := course_lib scripts tests benchmarks website notebooks/src solutions/src
+lint: $(STAMP)
+	$(BIN)/ruff check --select F --no-cache $(LINTED)
 
 unit: $(STAMP)
 	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py --ignore=tests/test_site.py -q

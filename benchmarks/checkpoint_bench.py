@@ -19,8 +19,6 @@ A missed target is reported with its measured value, never hidden.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 from pathlib import Path
 
 from course_lib.checkpoint.__main__ import main as cli_main

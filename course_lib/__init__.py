@@ -6,7 +6,7 @@ one idea and names the notebook that explains it. The maths modules (failures, r
 interval, simulate) import neither matplotlib nor ipywidgets, and only checkpoint and
 faultlab import torch.
 """
-from .scenario import BASELINE, MINUTES_PER_DAY, Scenario
+from .scenario import MINUTES_PER_DAY, Scenario
 
-__all__ = ["Scenario", "BASELINE", "MINUTES_PER_DAY"]
+__all__ = ["Scenario", "MINUTES_PER_DAY"]
 __version__ = "0.1.0"

@@ -147,7 +147,19 @@ def _convert(values: list[str]):
 
 
 def load_table(name: str, data_dir: Path | None = None) -> Table:
-    """Verify and load a CSV file from data/ as a typed :class:`Table`."""
+    """Verify and load a CSV file from data/ as a typed :class:`Table`, its ``ref`` cells resolved.
+
+    A file with a ``ref`` column holds a number that another data/ file already holds as a
+    reference to it (one row per measurement); :func:`resolve_refs` fills it in here, so
+    every reader sees the number and no file repeats it.
+    """
+    table = _read_table(name, data_dir)
+    if "ref" in table.columns:
+        table = resolve_refs(table, data_dir)
+    return table
+
+
+def _read_table(name: str, data_dir: Path | None = None) -> Table:
     data_dir = Path(data_dir or DATA_DIR)
     meta = verify(name, data_dir)
     with open(data_dir / name, newline="") as fh:
@@ -276,27 +288,37 @@ def mode_shares(data_dir: Path | None = None) -> dict[str, dict[str, float]]:
 
 
 def resolve_refs(table: Table, data_dir: Path | None = None) -> Table:
-    """Fill the empty ``value`` of rows whose ``ref`` names the row that already holds the number.
+    """Fill the empty number of every row whose ``ref`` names the row that already holds it.
 
-    ``ref`` is ``file:row`` or ``file:row:column``: the row of ``data/<file>`` whose first column
-    equals ``row``, and its ``column`` (default ``value``). One row per measurement: a number that
-    already lives in data/ is referenced, never copied. Raises ValueError naming the ref when it
-    does not resolve, when the row also carries a value, or when the units disagree.
+    ``ref`` is ``file:row`` or ``file:row:column`` (the row of ``data/<file>`` whose first column
+    equals ``row``, and its ``column``, default ``value``), filling this row's ``value``; or
+    ``target=file:row:column`` to fill this row's column ``target`` (files with several number
+    columns, like write_costs.csv). A number that already lives in data/ is referenced, never
+    copied. Raises ValueError naming the ref when it does not resolve, when the row also
+    carries that number, or when the units disagree. :func:`load_table` calls it.
     """
-    values = np.array(table["value"], dtype=float)
-    refs, units = table["ref"], table["unit"]
+    refs = table["ref"]
+    cols = {k: (np.array(v, dtype=float) if isinstance(v, np.ndarray) else list(v)) for k, v in table.columns.items()}
     cache: dict[str, Table] = {}
     for i, ref in enumerate(refs):
+        ref = str(ref).strip()
         if not ref:
-            if math.isnan(values[i]):
+            if "value" in cols and isinstance(cols["value"], np.ndarray) and math.isnan(cols["value"][i]):
                 raise ValueError(f"{table.name}, row {i + 2}: value is empty and there is no ref")
             continue
-        if not math.isnan(values[i]):
-            raise ValueError(f"{table.name}, row {i + 2}: ref {ref!r} and a value; keep the number in one place")
-        parts = ref.split(":")
+        target_col, _, spec = ref.rpartition("=")
+        target_col = target_col or "value"
+        parts = spec.split(":")
         if len(parts) not in (2, 3):
-            raise ValueError(f"{table.name}: ref {ref!r} must be file:row or file:row:column")
+            raise ValueError(f"{table.name}: ref {ref!r} must be file:row, file:row:column or column=file:row:column")
         fname, key, column = parts[0], parts[1], parts[2] if len(parts) == 3 else "value"
+        col = cols.get(target_col)
+        if col is None:
+            raise ValueError(f"{table.name}: ref {ref!r} fills a column {target_col!r} the file does not have")
+        if not isinstance(col, np.ndarray):  # an all-empty column is read as text
+            col = np.array([math.nan if str(x).strip() == "" else float(x) for x in col], dtype=float)
+        if not math.isnan(col[i]):
+            raise ValueError(f"{table.name}: ref {ref!r} and a value; keep the number in one place")
         if fname not in cache:
             cache[fname] = load_table(fname, data_dir)
         target = cache[fname]
@@ -304,12 +326,11 @@ def resolve_refs(table: Table, data_dir: Path | None = None) -> Table:
         hits = [r for r in target.rows if str(r[first]) == key]
         if len(hits) != 1 or column not in hits[0]:
             raise ValueError(f"{table.name}: ref {ref!r} does not name one row and column of {fname}")
-        if "unit" in hits[0] and column == "value" and hits[0]["unit"] != units[i]:
-            raise ValueError(f"{table.name}: ref {ref!r} is in {hits[0]['unit']!r}, the row says {units[i]!r}")
-        values[i] = float(hits[0][column])
-    cols = dict(table.columns)
-    cols["value"] = values
-    return Table(table.name, cols, table.meta)
+        if "unit" in hits[0] and column == "value" and "unit" in cols and hits[0]["unit"] != cols["unit"][i]:
+            raise ValueError(f"{table.name}: ref {ref!r} is in {hits[0]['unit']!r}, the row says {cols['unit'][i]!r}")
+        col[i] = float(hits[0][column])
+        cols[target_col] = col
+    return Table(table.name, {k: (tuple(v) if isinstance(v, list) else v) for k, v in cols.items()}, table.meta)
 
 
 def restart_ranges(data_dir: Path | None = None) -> Table:
@@ -320,7 +341,7 @@ def restart_ranges(data_dir: Path | None = None) -> Table:
     another data/ file is a ``ref`` to it, resolved here. Adds ``value_s``: the value in seconds
     for time units (s, min, h), nan for the others (bandwidths, sizes, multiples, counts).
     """
-    t = resolve_refs(load_table("restart_ranges.csv", data_dir), data_dir)
+    t = load_table("restart_ranges.csv", data_dir)
     per = np.array([_SECONDS_PER.get(u, math.nan) for u in t["unit"]])
     cols = dict(t.columns)
     cols["value_s"] = t["value"] * per
@@ -329,7 +350,7 @@ def restart_ranges(data_dir: Path | None = None) -> Table:
 
 def training_step(data_dir: Path | None = None) -> Table:
     """Step-time inputs (Llama 3 Table 4), checkpoint bytes per parameter and reported ETTR (refs resolved)."""
-    return resolve_refs(load_table("training_step.csv", data_dir), data_dir)
+    return load_table("training_step.csv", data_dir)
 
 
 def update_manifest(data_dir: Path | None = None) -> list[str]:

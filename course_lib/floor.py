@@ -61,7 +61,6 @@ from ._validate import check_non_negative, check_open_unit, check_positive
 from .data import SourcedValue, sourced
 from .restart import RestartBudget, checkpoint_at_optimum
 from .scenario import Scenario
-from .units import MINUTES_PER_DAY
 
 __all__ = [
     "floor_inputs",

@@ -27,7 +27,7 @@ from . import failures, sizing
 from ._validate import Validated, check_int_positive, check_non_negative, check_positive, checked
 from .units import MINUTES_PER_DAY
 
-__all__ = ["Scenario", "BASELINE", "MINUTES_PER_DAY", "QUESTION", "defaults", "PARAMETERS", "PARAMETER_NOTES", "parameters_block"]
+__all__ = ["Scenario", "MINUTES_PER_DAY", "QUESTION", "defaults", "PARAMETERS", "PARAMETER_NOTES", "parameters_block"]
 
 #: The question's own numbers (given, not sourced): fleet, failures a day, minutes a restart.
 QUESTION = {"n_gpus": 4096, "failures_per_day": 2.0, "minutes_per_restart": 15.0, "checkpoint_interval_min": 10.0}
@@ -294,5 +294,3 @@ def parameters_block() -> str:
              "# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once."]
     lines += [f"{name} = None  # {note}" for name, note in PARAMETER_NOTES.items()]
     return "\n".join(lines)
-
-BASELINE = Scenario()

@@ -22,7 +22,6 @@ import argparse
 import ast
 import copy
 import re
-import shutil
 import subprocess
 import sys
 import time

@@ -7,7 +7,6 @@ import math
 import pytest
 
 from course_lib import MINUTES_PER_DAY, Scenario
-from course_lib import floor as fl
 from course_lib import restart as rs
 from course_lib.answer import answer
 

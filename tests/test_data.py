@@ -1,12 +1,14 @@
 """data/ loaders verify every file against the MANIFEST and return typed tables."""
 from __future__ import annotations
 
+import csv
 import shutil
 
 import numpy as np
 import pytest
 
 from course_lib import data
+from course_lib.data import load_table
 
 
 def test_every_file_in_data_is_listed_and_matches():
@@ -142,3 +144,39 @@ def test_a_ref_that_does_not_resolve_is_refused(data_copy):
     data.update_manifest(data_copy)
     with pytest.raises(ValueError, match="no_such_row"):
         data.training_step(data_copy)
+
+
+def test_one_row_per_measurement_the_h200_numbers_live_only_in_h200_host():
+    """A number measured on the H200 host is stored once (data/h200_host.csv); other files reference it."""
+    from course_lib.data import DATA_DIR, manifest
+
+    measured = {r["key"]: r["value"] for r in load_table("h200_host.csv").rows}
+    for name in manifest():
+        if name in ("h200_host.csv", "MANIFEST.csv", "sources.csv"):
+            continue
+        raw = list(csv.DictReader(open(DATA_DIR / name, newline="")))
+        for row in raw:
+            if "h200" not in " ".join(row.values()).lower():
+                continue
+            ref = row.get("ref", "")
+            assert ref, f"{name}: row {row[next(iter(row))]!r} names the H200 measurement but copies its number"
+        for resolved, row in zip(load_table(name).rows, raw):
+            ref = row.get("ref", "")
+            if "h200_host.csv:" in ref:
+                key = ref.split("h200_host.csv:")[1].split(":")[0]
+                filled = [v for k, v in resolved.items() if isinstance(v, float) and v == measured[key]]
+                assert filled, f"{name}: {ref} did not resolve to {measured[key]}"
+
+
+def test_a_ref_and_a_copied_number_cannot_coexist(tmp_path):
+    import shutil
+
+    from course_lib.data import DATA_DIR, update_manifest
+
+    for p in DATA_DIR.iterdir():
+        shutil.copy(p, tmp_path / p.name)
+    text = (tmp_path / "levers.csv").read_text().replace("host_to_gpu_pinned,,GB/s", "host_to_gpu_pinned,55,GB/s")
+    (tmp_path / "levers.csv").write_text(text)
+    update_manifest(tmp_path)
+    with pytest.raises(ValueError, match="keep the number in one place"):
+        load_table("levers.csv", tmp_path)

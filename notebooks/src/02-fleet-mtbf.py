@@ -50,7 +50,6 @@ mc_fleets = 2000  # simulated fleets per Monte Carlo check
 import math
 
 import matplotlib.pyplot as plt
-import numpy as np
 import sympy as sp
 from ipywidgets import fixed, interact
 

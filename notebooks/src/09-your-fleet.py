@@ -60,7 +60,6 @@ import numpy as np
 from course_lib import MINUTES_PER_DAY, Scenario, failures, ledger
 from course_lib.scenario import PARAMETERS
 from course_lib import interval as iv
-from course_lib import restart as rs
 from course_lib.answer import answer
 from course_lib.plots.floor import answer_waterfall, floor_alternatives
 from course_lib.simulate import simulate_job

@@ -21,7 +21,6 @@ rng = setup()
 # %%
 import math
 
-import numpy as np
 import sympy as sp
 
 from course_lib import Scenario, data, failures
