@@ -93,8 +93,10 @@ I would fix them largest first: heartbeat detection, an in-memory checkpoint (th
 tau* = sqrt(2 delta M) turns a {60_000 * ans.snapshot_cost_min:.0f} ms snapshot into a {ans.interval_after_min:.2f}-minute interval), a hot-spare
 restart, and reloading from host memory. That leaves {f.minutes_per_day:.2f} min/day ({f.fraction_of_day:.3%}). The floor is
 lambda (D + R) = {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%}): every failure still has to be noticed and the job
-restarted, however cheap the checkpoint. Only fewer failures (lemon-node removal, burn-in, fixing the top
-causes) or not restarting the whole job (in-process restart, per-step fault tolerance) move it.
+restarted, however cheap the checkpoint. No checkpoint lever moves it. What does: fewer failures
+(lemon-node removal, burn-in, fixing the top causes), a smaller D + R (faster detection and restart,
+bounded below: a hang is seen only at a timeout, a new process pays its start-up), or stopping fewer
+GPUs per failure (in-process restart, hot swap, per-step fault tolerance).
 
 ## The 10-minute answer
 
