@@ -267,3 +267,61 @@ def test_floor_figures_draw():
     (line,) = ax.get_lines()
     assert line.get_ydata() == pytest.approx([100 * n * 5e-4 * 0.6 / MINUTES_PER_DAY for n in (1024, 131072)], rel=1e-12)
     plt.close("all")
+
+
+# ----------------------------------------------------------------- what the mutation score found untested
+def test_fewer_failures_accepts_one_and_rejects_more_than_one():
+    b = budget(write=0.01)
+    same = fl.fewer_failures(b, 1.0)  # factor 1: the same failures, the interval re-optimised
+    assert same.failures_per_day == b.failures_per_day
+    assert same.interval_min == pytest.approx(iv.young_interval(0.01, b.mtbf_min), rel=1e-12, abs=0)
+    free = fl.fewer_failures(budget(write=0.0), 0.5)  # no write cost: the stages are kept as they are
+    assert free.stages == budget().stages and free.failures_per_day == 1.0
+    for bad in (1.0 + 1e-12, 2.0):
+        with pytest.raises(ValueError, match=r"factor must be a finite number in \(0, 1\]"):
+            fl.fewer_failures(b, bad)
+        with pytest.raises(ValueError, match=r"factor must be a finite number in \(0, 1\]"):
+            fl.RateLever("x", bad, "", "")
+    assert fl.RateLever("x", 1.0, "", "").factor == 1.0
+
+
+def test_rate_lever_saving_is_the_minutes_it_removes():
+    b = budget(write=0.01)
+    lever = fl.RateLever("half", 0.5, "", "")
+    assert lever.saving(b) == pytest.approx(b.minutes_per_day - fl.fewer_failures(b, 0.5).minutes_per_day, rel=1e-15, abs=0)
+    assert lever.saving(b) > 0 and lever.stage == "rate"
+
+
+def test_records_are_frozen():
+    import dataclasses
+
+    for record in (fl.kokolis_projection(), fl.rate_levers()[0], fl.default_regimes()[0]):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.name = "changed" if hasattr(record, "name") else None
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, next(iter(vars(record))), None)
+
+
+def test_regime_defaults_are_free_writes_without_a_bound():
+    r = fl.CheckpointRegime("plain", 5.0)
+    assert (r.write_cost_min, r.state_bytes, r.min_interval_min, r.interval_min, r.write_bandwidth_gb_s) == (0.0, 0.0, 0.0, None, None)
+    assert r.write_cost(4096) == 0.0 and r.interval(4096, 5e-4) == 0.0  # continuous checkpoints: no write, no interval
+    renamed = r.with_restart_overhead(1.0)
+    assert renamed.name == "plain" and renamed.restart_overhead_min == 1.0
+    assert r.with_restart_overhead(1.0, "fast").name == "fast"
+
+
+def test_fleet_size_at_ettr_bounds_and_defaults():
+    mem = fl.default_regimes()[2]
+    n90 = fl.fleet_size_at_ettr(mem, 5e-4)
+    assert mem.ettr(n90, 5e-4) == pytest.approx(0.9, abs=1e-9)
+    assert fl.fleet_size_at_ettr(mem, 5e-4, lo=8.0) == n90  # the default search starts at one 8-GPU node
+    assert fl.fleet_size_at_ettr(mem, 5e-4, lo=16.0) == pytest.approx(n90, rel=1e-9)
+    assert fl.fleet_size_at_ettr(mem, 5e-4, lo=2 * n90) == 2 * n90  # already below the target at lo
+    assert fl.fleet_size_at_ettr(mem, 5e-4, hi=n90 / 2) is None  # not yet below it at hi
+    exactly = fl.fleet_size_at_ettr(mem, 5e-4, target=mem.ettr(64.0, 5e-4), lo=64.0)
+    assert exactly == 64.0  # at lo the ETTR equals the target: lo is the answer
+    for lo, hi in ((100.0, 100.0), (100.0, 50.0)):
+        with pytest.raises(ValueError, match="hi must be > lo"):
+            fl.fleet_size_at_ettr(mem, 5e-4, lo=lo, hi=hi)
+    assert fl.fleet_size_at_ettr(mem, 5e-4, hi=n90 * (1 + 1e-12)) == pytest.approx(n90, rel=1e-9)
