@@ -326,18 +326,19 @@ def default_levers(scenario: Scenario, data_dir=None) -> list[Lever]:
     from .data import sourced
 
     lev = sourced("levers.csv", "key", data_dir)
+    ranges = sourced("restart_ranges.csv", "key", data_dir)
     wc = sourced("write_costs.csv", "regime", data_dir, value="bandwidth_gb_per_s")
     detect, resched = scenario.detect_after_min, scenario.reschedule_after_min
     reload, snapshot = scenario.reload_from_memory_min, scenario.snapshot_min
     shard_gb = scenario.shard_bytes / 1e9
-    mem_src = "; ".join(dict.fromkeys((lev["model_params"].source, lev["state_bytes_per_param"].source, lev["host_to_gpu_pinned"].source)))
+    mem_src = "; ".join(dict.fromkeys((lev["model_params"].source, sourced("training_step.csv", "key", data_dir)["ckpt_bytes_per_param"].source, lev["host_to_gpu_pinned"].source)))
     return [
         Lever("heartbeat detection", "detect",
               f"a rank monitor checks every {60 * detect:.3g} s instead of waiting for the next health check or collective timeout",
               lev["heartbeat_check_interval"].source, partial(heartbeat_detection, detect_min=detect)),
         Lever("hot-spare restart", "reschedule",
-              f"in-job restart on a hot spare, re-initialised in {60 * resched:.3g} s, instead of a re-queue",
-              lev["hot_spare_init"].source, partial(hot_spare_restart, reschedule_min=resched)),
+              f"in-job restart on a hot spare, back to training in {60 * resched:.3g} s end to end, instead of a re-queue",
+              ranges["flashrecovery_restore_4800"].source, partial(hot_spare_restart, reschedule_min=resched)),
         Lever("reload from memory", "reload",
               f"read the {shard_gb:.2g} GB shard per GPU back from pinned host memory in {60_000 * reload:.3g} ms",
               mem_src, partial(reload_from_memory, reload_min=reload)),

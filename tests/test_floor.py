@@ -192,7 +192,7 @@ def test_regime_write_costs_from_data():
     m = MINUTES_PER_DAY / (4096 * 5e-4)
     assert asy.interval(4096, 5e-4) == pytest.approx(max(iv.young_interval(0.59 / 60, m), 51 / 60), rel=1e-12, abs=0)
     assert asy.interval(4096, 0.5) == pytest.approx(51 / 60, rel=1e-12, abs=0)  # at a high rate the 51 s save binds
-    assert mem.write_cost(4096) == pytest.approx(405e9 * 16 / 4096 / 1e9 / 55 / 60, rel=1e-12, abs=0)
+    assert mem.write_cost(4096) == pytest.approx(405e9 * 12 / 4096 / 1e9 / 55 / 60, rel=1e-12, abs=0)
     assert mem.write_cost(16384) == pytest.approx(mem.write_cost(4096) / 4, rel=1e-12, abs=0)
 
 
