@@ -84,3 +84,23 @@ def test_no_progress_is_said_plainly():
     assert "cannot make progress" in b.progress_sentence
     assert rs.baseline_budget(Scenario()).makes_progress
     assert math.isfinite(b.loss_fraction)
+
+
+def test_floor_range_contains_its_central_value_and_floor_below_loss():
+    from course_lib import uncertainty as un
+
+    r = un.floor_range(n=4000)
+    for x in (r.floor, r.loss):
+        assert 0 <= x.low <= x.central <= x.high <= 1
+    assert r.floor.central <= r.loss.central and r.dominant in un.INPUTS
+    assert un.p_at_least(4, 2.0) == pytest.approx(0.1429, abs=1e-4)
+
+
+def test_spares_cost_and_break_even():
+    from course_lib import spares
+
+    assert spares.spare_cost_minutes_per_day(8, 4096) == pytest.approx(8 / 4096 * 1440)
+    assert spares.spare_cost_minutes_per_day(8, 4096, pooled=True) == 0.0
+    assert spares.break_even_repair_min(2, 128, 8) == pytest.approx(45.0)
+    with pytest.raises(ValueError, match="replica_gpus"):
+        spares.elastic_cost_minutes_per_day(2, 8192, 4096, 60)
