@@ -2,7 +2,7 @@
 
 Vectorized over ``n`` draws (numpy), each draw is one after-levers day of the per-mode model
 (:mod:`course_lib.modes`; the same formulas as :func:`course_lib.restart.default_levers` with
-``modes``, checked against it in tests/test_uncertainty.py). The uncertain inputs:
+``modes``, checked against it in tests/test_modes.py). The uncertain inputs:
 
 - **rate**: the per-GPU rate x a Poisson factor (Gamma(k + 1/2) / k, Jeffreys, with k = Llama 3's
   419 interruptions, data/llama3_table5.csv) x a systematic factor uniform in [1, 2] (Llama 3 ran
