@@ -205,7 +205,7 @@ def test_floor_text_is_what_the_dashboard_shows():
     from course_lib.widgets import floor as wf
 
     d = wf.dashboard_defaults()
-    a = answer(modes=False, spread_draws=0)  # the dashboard is still on the single-stage levers (issue 12: the lead moves it)
+    a = answer()
     assert d["n_gpus"] == 4096 and d["rate_per_gpu_day"] == pytest.approx(a.rate_per_gpu_day)
     text = wf.floor_text()
     assert f"{a.after.floor_minutes_per_day:.2f} min/day" in text and "4,096 GPUs" in text
@@ -213,13 +213,15 @@ def test_floor_text_is_what_the_dashboard_shows():
     # the text follows the fleet slider: the floor is linear in the fleet at a fixed rate
     bigger = wf.dashboard_answer(n_gpus=8192)
     s8 = Scenario().replace(n_gpus=8192)  # twice the failures; the shard, so the reload from memory, halves
-    assert bigger.after.floor_minutes_per_day == pytest.approx(
-        2 * a.failures_per_day * (s8.detect_after_min + s8.reschedule_after_min + s8.reload_from_memory_min), rel=1e-12, abs=0)
+    from course_lib.modes import per_mode_floor
+
+    # the per-mode floor sum_k lambda_k (D_k + R_k + T_iter / 2 + latency_k) (issue 12)
+    assert bigger.after.floor_minutes_per_day == pytest.approx(sum(per_mode_floor(s8).values()), rel=1e-12, abs=0)
     assert bigger.after.floor_minutes_per_day == pytest.approx(answer(s8).after.floor_minutes_per_day, rel=1e-15, abs=0)
     assert "8,192 GPUs" in wf.floor_text(8192)
     # the levers' slider values set the floor: lambda (D + R)
     e = wf.dashboard_answer(detect_s=60, restart_s=120, reload_ms=60_000)
-    assert e.after.floor_minutes_per_day == pytest.approx(a.failures_per_day * 4.0)
+    assert e.after.floor_minutes_per_day == pytest.approx(sum(per_mode_floor(e.scenario).values()), rel=1e-12)
     assert wf.floor_html(8192) == f"<b>{wf.floor_text(8192).replace('&', '&amp;')}</b>"
     with pytest.raises(ValueError, match="n_gpus"):
         wf.floor_text(0)
