@@ -42,6 +42,7 @@ __all__ = [
     "fleet_first_failure_weibull",
     "weibull_mean",
     "weibull_scale_for_mean",
+    "weibull_scale_for_hazard",
     "weibull_hazard",
     "weibull_cdf",
     "weibull_pdf",
@@ -143,6 +144,19 @@ def weibull_scale_for_mean(shape, mean) -> float:
     k = check_positive("shape", shape)
     m = check_positive("mean", mean)
     return m / math.gamma(1.0 + 1.0 / k)
+
+
+def weibull_scale_for_hazard(shape, rate, age) -> float:
+    """The Weibull scale whose hazard at ``age`` is ``rate`` (notebook 02).
+
+    Solves (k/s) (age/s)**(k-1) = rate for s: ``s = (k age**(k-1) / rate)**(1/k)``. A rate
+    observed on a fleet that has run for ``age`` is the hazard at that age, not 1 / the mean
+    lifetime; this calibration makes the Weibull fleet fail at the observed rate at that age.
+    """
+    k = check_positive("shape", shape)
+    r = check_positive("rate", rate)
+    a = check_positive("age", age)
+    return (k * a ** (k - 1.0) / r) ** (1.0 / k)
 
 
 def weibull_hazard(t, shape, scale):

@@ -111,7 +111,7 @@ def daly_interval(write_cost, mtbf):
     m = _check("mtbf", mtbf)
     ratio = delta / (2 * m)
     est = np.sqrt(2 * delta * m) * (1 + np.sqrt(ratio) / 3 + ratio / 9) - delta
-    return _out(np.where(delta < 2 * m, est, m * np.ones_like(est)))
+    return _out(np.where(delta < 2 * m, est, m))
 
 
 def optimal_interval_exact(write_cost, mtbf):

@@ -10,7 +10,11 @@ The model is Daly's complete model (:mod:`course_lib.interval`), simulated event
   ``mtbf / Gamma(1 + 1/shape)``), and the failure clock restarts at every failure;
 - a failure during work or during a checkpoint write loses the whole segment (back to the last
   completed checkpoint); then a restart of length ``restart`` must run failure-free: a failure
-  during the restart restarts the restart.
+  during the restart restarts the restart;
+- at an exact tie (probability zero with continuous draws, but both simulators follow it): a
+  failure at the instant a write completes keeps that segment, a restart that completes at the
+  instant of the next failure succeeds, and a failure at the instant the last write completes
+  finds the job done.
 
 Each run's wall time splits into ``useful`` (= work), ``checkpoint`` (completed writes),
 ``rewound`` (time in segments that a failure then erased, partial writes included) and
@@ -106,7 +110,7 @@ class _Stream:
     depend on the block size (row k is always draws k*n .. k*n + n - 1 of the stream).
     """
 
-    def __init__(self, rng, n_runs, distribution, mtbf, shape, keep=False):
+    def __init__(self, rng, n_runs, distribution, mtbf, shape, *, keep: bool):
         self.rng, self.n, self.dist, self.keep = rng, n_runs, distribution, keep
         self.shape = shape
         self.scale = weibull_scale(mtbf, shape) if distribution == "weibull" else mtbf
@@ -191,7 +195,7 @@ def simulate_job(
     seg_last = rem + delta if rem > 0 else 0.0
     n_seg = n_full + (1 if rem > 0 else 0)
     n = p["n_runs"]
-    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"])
+    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"], keep=False)
 
     # results, by run
     wall = np.empty(n)
@@ -239,7 +243,7 @@ def simulate_job(
                 ids, remaining, clock, rfail_time, rfail = (a[keep] for a in (ids, remaining, clock, rfail_time, rfail))
                 stale = 0
         k_round += 1
-        if k_round > MAX_ROUNDS:
+        if k_round > MAX_ROUNDS and np.isfinite(remaining).any():  # a run still going has failed MAX_ROUNDS + 1 times
             raise RuntimeError(
                 f"simulation did not finish within {MAX_ROUNDS} failures per run: the segment "
                 f"interval + write_cost = {seg:g} is too long for mtbf = {p['mtbf']:g}"

@@ -39,7 +39,13 @@ def parse_params(items: list[str]) -> dict:
         if "=" not in item:
             raise SystemExit(f"--param expects KEY=VALUE (got {item!r})")
         key, value = item.split("=", 1)
-        params[key.strip()] = yaml.safe_load(value)
+        parsed = yaml.safe_load(value)
+        if isinstance(parsed, str):  # YAML 1.1 reads 8e-4 (no dot) as text: a number is meant
+            try:
+                parsed = float(parsed)
+            except ValueError:
+                pass
+        params[key.strip()] = parsed
     return params
 
 

@@ -49,9 +49,9 @@ FIXTURE = DashboardTarget(
 )
 
 # Notebook 08's floor dashboard: the fleet-size slider; with every other slider at its
-# default, course_lib.widgets.after.floor_html(n_gpus) is the sentence the page must show.
+# default, course_lib.widgets.floor.floor_html(n_gpus) is the sentence the page must show.
 def _floor_html(n_gpus):
-    from course_lib.widgets.after import floor_html
+    from course_lib.widgets.floor import floor_html
 
     return floor_html(n_gpus)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sympy
 
-from course_lib import Scenario
 from course_lib.check import nb07
 from course_lib.faultlab import load_benchmark
 
@@ -30,10 +29,11 @@ def test_in_process_ceiling_is_the_limit_of_the_ratio():
     assert not fb.ok and "process start P" in fb.message
 
 
-def test_tuned_fleet_loss_converts_seconds_to_minutes():
-    bench = load_benchmark()
-    lam = Scenario().failures_per_day
-    right = 100 * lam * bench.medians[("hang", "tuned")]["total_s"] / 60 / 1440
-    assert nb07.tuned_fleet_loss(right).ok
-    fb = nb07.tuned_fleet_loss(right * 60)
-    assert not fb.ok and "seconds" in fb.message
+def test_tuned_reschedule_share_divides_by_the_whole_restart():
+    stages = load_benchmark().stages("hang", "tuned")
+    right = 100 * stages["reschedule"] / sum(stages.values())
+    assert nb07.tuned_reschedule_share(right).ok
+    fb = nb07.tuned_reschedule_share(right / 100)
+    assert not fb.ok and "fraction" in fb.message
+    fb = nb07.tuned_reschedule_share(100 * stages["reschedule"] / (sum(stages.values()) - stages["reschedule"]))
+    assert not fb.ok and "whole restart" in fb.message

@@ -374,3 +374,17 @@ def test_fleet_widget_shows_the_tested_summary():
     assert all(not c.continuous_update for c in controls.values())
     with pytest.raises(ValueError, match="^n_gpus"):
         fleet.fleet_summary(0, 5e-4)
+
+
+@pytest.mark.parametrize("shape", [0.5, 0.7, 1.0, 1.5])
+def test_weibull_scale_for_hazard_matches_the_rate_at_that_age(shape):
+    rate, age = 4.7e-4, 180.0
+    s = f.weibull_scale_for_hazard(shape, rate, age)
+    assert f.weibull_hazard(age, shape, s) == pytest.approx(rate, rel=1e-12)
+    if shape == 1.0:
+        assert s == pytest.approx(1 / rate, rel=1e-12)
+
+
+def test_weibull_scale_for_hazard_names_a_bad_argument():
+    with pytest.raises(ValueError, match="age"):
+        f.weibull_scale_for_hazard(0.7, 1e-3, 0.0)

@@ -59,6 +59,17 @@ def test_run_lab_validates_before_starting_anything(tmp_path):
     assert not list(tmp_path.iterdir())  # nothing written, nothing started
 
 
+def test_the_default_run_folder_is_removed_when_the_process_exits():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = "from course_lib.faultlab.lab import _temporary_run_dir as t; d = t(); (d / 'f').write_text('x'); print(d)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    made = Path(out.stdout.strip())
+    assert made.name.startswith("faultlab-") and not made.exists()
+
+
 def test_failure_progress_and_writer_rank():
     assert Failure("kill", 7).progress_before == 6
     assert Failure("hang", 7, 0).progress_before == 6

@@ -330,3 +330,15 @@ def test_stalled_waste_with_a_restart_cost(r):
     np.testing.assert_allclose(with_r - iv.stalled_waste(taus, d, m, c), r / m, rtol=1e-9)
     np.testing.assert_allclose(with_r[2:], iv.waste_fraction(taus[2:], d, m, r), rtol=1e-15)
     assert iv.stalled_waste(taus, d, m, c).tolist() == iv.stalled_waste(taus, d, m, c, 0.0).tolist()
+
+
+def test_snapshot_plot_counts_the_copy_once():
+    """plots.interval.snapshot_waste: when the stall is the copy, a tenth of the copy time costs 10x, not 19x."""
+    from course_lib.plots.interval import snapshot_waste
+
+    c, m = 0.5e-3, 720.0
+    assert snapshot_waste(c / 10, c, m, c) == pytest.approx(10 + c / 20 / m, rel=1e-12)
+    taus = np.array([2 * c, 10 * c, 1.0])  # at or above the copy time: the plain first-order waste
+    np.testing.assert_allclose(snapshot_waste(taus, c, m, c), iv.waste_fraction(taus, c, m), rtol=1e-12)
+    # a stall shorter than the copy: the wait copy - tau binds below the copy time
+    assert snapshot_waste(c / 10, c / 100, m, c) == pytest.approx(9 + c / 20 / m, rel=1e-12)

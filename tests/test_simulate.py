@@ -37,6 +37,40 @@ def test_vectorized_equals_the_per_event_loop_run_by_run(args, kw):
     assert np.all(slow.rewound >= 0) and np.all(slow.restart >= 0)
 
 
+class _Scripted(np.random.Generator):
+    """A Generator whose exponential draws are a script: row k holds every run's k-th inter-failure time
+    (rows past the script repeat its last row)."""
+
+    def __init__(self, rows):
+        super().__init__(np.random.PCG64(0))
+        self.rows, self.next = [np.asarray(r, dtype=float) for r in rows], 0
+
+    def standard_exponential(self, size=None, *args, **kwargs):
+        k = range(self.next, self.next + size[0])
+        self.next += size[0]
+        return np.stack([self.rows[min(i, len(self.rows) - 1)] for i in k])
+
+
+def test_both_simulators_follow_the_convention_at_exact_ties():
+    """Work 1.25 in segments of 0.5 + a 0.25 write (0.75, 0.75, then 0.25 + 0.25), restart 0.25, failure
+    times chosen to fall exactly on the boundaries (dyadic numbers: the sums are exact)."""
+    script = [[0.75, 0.5, 2.0, 10.0],  # A fails the instant write 1 completes; B mid-segment; C as the job ends
+              [10.0, 0.25, 10.0, 10.0],  # B's restart completes the instant the next failure strikes
+              [10.0, 10.0, 10.0, 10.0]]
+    expected = {
+        "wall": [2.25, 3.0, 2.0, 2.0],  # A keeps segment 1; B loses 0.5, restarts twice; C and D never fail
+        "failures": [1, 2, 0, 0],
+        "restart_failures": [0, 0, 0, 0],
+        "rewound": [0.0, 0.5, 0.0, 0.0],
+        "restart": [0.25, 0.5, 0.0, 0.0],
+        "checkpoint": [0.75] * 4,
+    }
+    for simulator in (simulate_job, simulate_job_reference):
+        res = simulator(1.25, 0.5, 0.25, 1.0, 0.25, n_runs=4, seed=_Scripted(script))
+        for name, values in expected.items():
+            np.testing.assert_array_equal(getattr(res, name), values, err_msg=f"{simulator.__name__}: {name}")
+
+
 GRID = [(ratio, r) for ratio in (1e-4, 1e-3, 1e-2, 0.1, 0.5) for r in (0.0, 0.2)]
 
 
@@ -171,6 +205,8 @@ def test_result_helpers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # one run has no standard error: NaN, without numpy's ddof warning
         assert math.isnan(one.stderr()) and one.mean() == one.wall[0]
+    two = simulate_job(5.0, 0.5, 0.05, 2.0, 0.1, n_runs=2, seed=0)
+    assert two.stderr() == pytest.approx(abs(two.wall[0] - two.wall[1]) / 2, rel=1e-12)  # s / sqrt(2), s = |a - b| / sqrt(2)
 
 
 def test_no_failures_possible_means_no_waste_but_writes():
@@ -185,8 +221,15 @@ def test_a_job_that_cannot_finish_stops_at_the_round_limit(monkeypatch):
     monkeypatch.setattr(sim, "MAX_ROUNDS", 50)
     with pytest.raises(RuntimeError, match=r"did not finish within 50 failures per run: the segment interval \+ write_cost = 30 is too long for mtbf = 1"):
         simulate_job(60.0, 20.0, 10.0, 1.0, n_runs=10, seed=0)
-    res = simulate_job(2.0, 0.5, 0.01, 1.0, n_runs=10, seed=0)  # a job that can finish is not stopped
-    assert res.params["rounds"] <= 50 and res.failures.max() < 50
+    # the limit is exact: runs that need MAX_ROUNDS failures finish, one more and the guard fires
+    args = (6.0, 1.0, 0.2, 1.0, 0.1)
+    free = simulate_job(*args, n_runs=10, seed=0)
+    most = int((free.failures + free.restart_failures).max())
+    monkeypatch.setattr(sim, "MAX_ROUNDS", most)
+    np.testing.assert_array_equal(simulate_job(*args, n_runs=10, seed=0).wall, free.wall)
+    monkeypatch.setattr(sim, "MAX_ROUNDS", most - 1)
+    with pytest.raises(RuntimeError, match=f"within {most - 1} failures per run"):
+        simulate_job(*args, n_runs=10, seed=0)
 
 
 @pytest.mark.parametrize(

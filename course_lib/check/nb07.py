@@ -5,11 +5,10 @@ benchmarks/results/faultlab_restart.json), so their answers do not depend on the
 
 - :func:`best_single_lever`: seconds the best single lever saves on the default-like hang restart.
 - :func:`in_process_ceiling`: sympy, the speed-up ceiling once in-process restart removes process start.
-- :func:`tuned_fleet_loss`: % of the day the question's fleet would lose restarting like the tuned hang.
+- :func:`tuned_reschedule_share`: % of the tuned hang restart that is rescheduling (what tuning leaves).
 """
 from __future__ import annotations
 
-from .. import MINUTES_PER_DAY, Scenario
 from . import Mistake
 from ._common import ExprCheck, NumberCheck, exercise
 
@@ -19,7 +18,7 @@ __all__ = [
     "best_single_lever",
     "ceiling_symbols",
     "in_process_ceiling",
-    "tuned_fleet_loss",
+    "tuned_reschedule_share",
 ]
 
 SINGLE_LEVER_PREFIX = "default-like, tuned "  # the benchmark's one-lever rows are named like this
@@ -85,18 +84,23 @@ def in_process_ceiling() -> ExprCheck:
 
 # ---------------------------------------------------------------- exercise 3
 @exercise
-def tuned_fleet_loss() -> NumberCheck:
-    """Exercise 3: % of the day lost at the question's restarts per day if each took the tuned hang restart's time."""
+def tuned_reschedule_share() -> NumberCheck:
+    """Exercise 3: the rescheduling stage's share (%) of the benchmark's tuned hang restart."""
     from ..faultlab import load_benchmark
 
     bench = load_benchmark()
-    lam = Scenario().failures_per_day
-    tuned_s = bench.medians[("hang", "tuned")]["total_s"]
-    right = 100 * lam * tuned_s / 60 / MINUTES_PER_DAY
-    return NumberCheck("07.3 the fleet restarting like the lab", right, 0.005, "% of the day", (
-        Mistake(right * 60, "the benchmark's stages are in seconds: convert them to minutes before dividing by the minutes in a day"),
-        Mistake(100 * lam * bench.medians[("hang", "default-like")]["total_s"] / 60 / MINUTES_PER_DAY, "that is the default-like restart: the task asks for the tuned one"),
-        Mistake(100 * lam * bench.medians[("kill", "tuned")]["total_s"] / 60 / MINUTES_PER_DAY, "that is the kill restart: the task asks for the hang"),
-        Mistake(right / lam, f"that is one restart a day: the question's fleet restarts {lam:g} times a day"),
-        Mistake(right / 100, "that is a fraction: the task asks for a percentage of the day"),
+
+    def share(scenario, setting):
+        st = bench.stages(scenario, setting)
+        return 100 * st["reschedule"] / sum(st.values())
+
+    tuned = bench.stages("hang", "tuned")
+    right = share("hang", "tuned")
+    rest = sum(tuned.values()) - tuned["reschedule"]
+    return NumberCheck("07.3 what tuning leaves", right, 0.005, "% of the restart", (
+        Mistake(right / 100, "that is a fraction: the task asks for a percentage of the restart"),
+        Mistake(share("hang", "default-like"), "that is the default-like restart: the task asks for the tuned one"),
+        Mistake(share("kill", "tuned"), "that is the kill restart: the task asks for the hang"),
+        Mistake(100 * tuned["reschedule"] / rest, "that divides by the other three stages: divide by the whole restart, all four stages"),
+        Mistake(tuned["reschedule"], "that is the rescheduling time in seconds: the task asks for its share of the restart, in %"),
     ))

@@ -15,6 +15,7 @@ names are SIGKILLed on the way out, and the shared-memory snapshot folder is rem
 """
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import signal
@@ -106,6 +107,14 @@ def _is_our_worker(pid: int, cfg_path: Path) -> bool:
         return False
 
 
+def _temporary_run_dir() -> Path:
+    """A new temporary folder for one run, removed when this Python process exits (a notebook's
+    results stay readable while its kernel runs; nothing is left in the temp folder after)."""
+    path = Path(tempfile.mkdtemp(prefix="faultlab-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def run_lab(
     config: LabConfig = LabConfig(),
     *,
@@ -117,14 +126,15 @@ def run_lab(
     ``config`` is a :class:`LabConfig` (what the run does: its fields are described in
     :mod:`course_lib.faultlab.spec`; ``config.replace(...)`` makes a variant). ``timeout_s``
     bounds the whole run (:class:`LabError` when exceeded); ``run_dir`` is where the run's
-    files go (config, event log, torchrun's output, checkpoints, final state), a new temporary
-    folder by default. Raises :class:`LabError` when torchrun exits non-zero.
+    files go (config, event log, torchrun's output, checkpoints, final state); by default a new
+    temporary folder, removed when the Python process exits. Raises :class:`LabError` when
+    torchrun exits non-zero.
     """
     if not isinstance(config, LabConfig):
         raise ValueError(f"config must be a LabConfig (got {type(config).__name__}); build one with LabConfig(steps=..., ...)")
     cfg = config
     timeout_s = check_positive("timeout_s", timeout_s)
-    run_dir = Path(tempfile.mkdtemp(prefix="faultlab-")) if run_dir is None else Path(run_dir)
+    run_dir = _temporary_run_dir() if run_dir is None else Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = uuid.uuid4().hex[:12]
     shm_dir = (SHM_ROOT if SHM_ROOT.is_dir() else run_dir) / f"faultlab-{run_id}"

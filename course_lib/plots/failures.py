@@ -116,23 +116,30 @@ def first_failure_check(draws_hours, mtbf_hours, ax=None):
     return ax
 
 
-def weibull_vs_exponential(n_gpus, rate, shape, axes=None, horizon_hours=48.0, age_days=(1.0, 3650.0)):
-    """Two panels for a fleet of ``n_gpus`` whose GPUs have mean lifetime 1/``rate`` days.
+def weibull_vs_exponential(n_gpus, rate, shape, axes=None, horizon_hours=48.0, age_days=(1.0, 3650.0), scale=None,
+                           weibull_label=None):
+    """Two panels for a fleet of ``n_gpus`` GPUs failing at ``rate`` per GPU-day (exponential).
 
-    Left: P(first failure within t hours) for Weibull(``shape``) vs exponential lifetimes.
+    The Weibull(``shape``) lifetime has scale ``scale`` (days); None keeps the same mean
+    lifetime as the exponential, 1/``rate`` (notebook 02 passes the scale whose hazard equals
+    ``rate`` at the fleet's age instead: :func:`course_lib.failures.weibull_scale_for_hazard`).
+    Left: P(first failure within t hours) for Weibull vs exponential lifetimes.
     Right: fleet failure intensity N x h(age) (failures/day) against the age of the fleet,
     with no replacement (a fair picture while few GPUs have failed).
     """
     if axes is None:
         _, axes = plt.subplots(1, 2, figsize=(11.0, 4.0))
     mean_days = 1.0 / rate
-    scale = failures.weibull_scale_for_mean(shape, mean_days)
+    if scale is None:
+        scale = failures.weibull_scale_for_mean(shape, mean_days)
+        weibull_label = weibull_label or f"Weibull shape {shape:g}, same mean"
+    weibull_label = weibull_label or f"Weibull shape {shape:g}"
     _, s_n = failures.fleet_first_failure_weibull(n_gpus, shape, scale)
     _, e_n = failures.fleet_first_failure_weibull(n_gpus, 1.0, mean_days)
     t_h = np.linspace(0.0, horizon_hours, 400)
     ax = axes[0]
     ax.plot(t_h, failures.weibull_cdf(t_h / 24.0, 1.0, e_n), color="C0", label="exponential (shape 1)")
-    ax.plot(t_h, failures.weibull_cdf(t_h / 24.0, shape, s_n), color="C3", label=f"Weibull shape {shape:g}, same mean")
+    ax.plot(t_h, failures.weibull_cdf(t_h / 24.0, shape, s_n), color="C3", label=weibull_label)
     ax.set_xlabel("hours since the fleet was racked")
     ax.set_ylabel("P(first failure by then)")
     ax.set_title(f"{n_gpus:,} new GPUs: time to the first failure")

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import interval as iv
 
-__all__ = ["waste_curve", "restart_shift", "square_root_law", "snapshot_bound"]
+__all__ = ["waste_curve", "restart_shift", "square_root_law", "snapshot_bound", "snapshot_waste"]
 
 
 def _axes(ax, figsize=None):
@@ -103,20 +103,33 @@ def square_root_law(write_costs_min, mtbf, points=(), axes=None, reference_inter
     return axes
 
 
+def snapshot_waste(taus_min, write_cost_min, mtbf, copy_min):
+    """First-order waste (R = 0) when each snapshot stalls ``write_cost_min`` and its copy takes ``copy_min``.
+
+    The copy starts with the stall, and the next snapshot cannot start before it ends, so each
+    interval stalls ``max(delta, copy - tau)``: ``W = max(delta, copy - tau)/tau + tau/(2M)``.
+    (:func:`course_lib.interval.stalled_waste` adds ``delta + max(0, copy - tau)``, which counts the
+    copy twice when the stall is the copy; this is the form it should take.)
+    """
+    t = np.asarray(taus_min, dtype=float)
+    return np.maximum(write_cost_min, copy_min - t) / t + t / (2.0 * mtbf)
+
+
 def snapshot_bound(taus_min, write_cost_min, copy_min, mtbf, ax=None):
     """Waste against the interval when the snapshot copy takes ``copy_min`` and runs off the critical path.
 
-    Below ``copy_min`` the next snapshot waits for the previous copy: training stalls for
-    ``copy - tau`` every interval (:func:`course_lib.interval.stalled_waste`), a wall that rises as 1/tau.
+    The copy starts with the stall ``write_cost_min`` and the next snapshot waits for it, so each
+    interval stalls ``max(delta, copy - tau)``: below ``copy_min`` a wall that rises as 1/tau. When
+    the stall is the copy (``write_cost_min == copy_min``) there is no wait on top of it.
     """
     ax = _axes(ax)
     t = np.asarray(taus_min, dtype=float)
-    ax.loglog(t * 60, 100 * iv.stalled_waste(t, write_cost_min, mtbf, copy_min), "C0-", label="waste with the copy bound")
+    ax.loglog(t * 60, 100 * snapshot_waste(t, write_cost_min, mtbf, copy_min), "C0-", label="waste with the copy bound")
     ax.loglog(t * 60, 100 * iv.waste_fraction(t, write_cost_min, mtbf), "C1--", lw=1, label="first order, no bound")
     ax.axvline(copy_min * 60, color="C3", lw=0.8, ls=":")
     ax.text(copy_min * 60, ax.get_ylim()[1], " snapshot copy time", color="C3", fontsize=8, va="top")
     best = iv.bounded_interval(write_cost_min, mtbf, copy_min)
-    ax.plot(best * 60, 100 * iv.stalled_waste(best, write_cost_min, mtbf, copy_min), "ko", ms=5, label=f"best: {best * 60:.3g} s")
+    ax.plot(best * 60, 100 * snapshot_waste(best, write_cost_min, mtbf, copy_min), "ko", ms=5, label=f"best: {best * 60:.3g} s")
     ax.set_xlabel("checkpoint interval $\\tau$ (s)")
     ax.set_ylabel("waste (% of useful work)")
     ax.legend(fontsize=8)

@@ -82,8 +82,11 @@ print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {
 #
 # ## The baseline interval the course assumes
 #
-# The rewound work hides inside the 15 minutes. Failures arrive at a uniformly random moment within
-# a checkpoint interval, so the mean rewind is half the interval. An hourly interval (common in
+# The rewound work hides inside the 15 minutes. The course *assumes* that a failure strikes at a
+# uniformly random moment within a checkpoint interval, so that the mean rewind is half the interval.
+# That holds when failures arrive as a Poisson process, independent of when checkpoints are taken, and
+# the interval is much shorter than the time between failures; [notebook 03](03-anatomy-of-a-restart.ipynb) checks it by simulation
+# and shows when clustered failures break it. An hourly interval (common in
 # practice, Kokolis et al., HPCA 2025) would rewind 30 minutes on its own, more than the whole
 # restart. **Predict:** what is the longest interval that fits inside 15 minutes per restart?
 

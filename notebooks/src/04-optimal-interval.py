@@ -8,7 +8,7 @@
 # **Learning objectives**
 # - Derive Young's optimum $\tau^* = \sqrt{2\delta M}$ and the waste at it, $W^* = \sqrt{2\delta/M} + R/M$, in sympy.
 # - Compare Young's first-order answer with Daly's higher-order estimate and the exact optimum (Lambert W).
-# - Check the whole model with a Monte Carlo of the job, and explain why the restart cost $R$ moves the waste but not the optimum.
+# - Check the whole model with a Monte Carlo of the job, and say which models let the restart cost $R$ move the optimum and which do not.
 #
 # **Time:** 25 minutes. **Prerequisites:** [notebook 02](02-fleet-mtbf.ipynb) (fleet MTBF $M$ = 12 h) and [notebook 00](00-the-question.ipynb) (the 15-minute restart and
 # the 10-minute baseline interval).
@@ -102,9 +102,10 @@ print("R appears in tau*:", d.R in d.tau_star.free_symbols, "| R appears in W*:"
 
 # %% [markdown]
 # The reveal: the best interval grows with the **square root** of the write cost, so 4 times cheaper
-# checkpoints mean a 2 times shorter interval, and the restart cost $R$ is not in $\tau^*$ at all
-# (Young, *A first order approximation to the optimum checkpoint interval*, CACM 17(9), 1974).
-# $R/M$ is a fixed toll per minute of work that no choice of interval removes.
+# checkpoints mean a 2 times shorter interval, and in this first-order model the restart cost $R$ is
+# not in $\tau^*$ at all (Young, *A first order approximation to the optimum checkpoint interval*, CACM
+# 17(9), 1974 [@young1974]): $R/M$ is a fixed toll per minute of work that no choice of interval removes. Whether
+# $R$ moves the optimum depends on the model, as the section on $R$ below shows.
 #
 # ## The numbers for our job
 
@@ -186,14 +187,32 @@ plt.show()
 # (it forgets failures during writes and restarts). The minimum is flat: one interval step either side costs
 # little, which is why a round 10 minutes is fine.
 #
-# ## Why $R$ drops out of the optimum but not out of the waste
+# ## Does $R$ move the optimum? It depends on the model
 #
-# In Daly's model $R$ enters only through the factor $e^{R/M}$, which multiplies the whole curve: it scales
-# the waste up but cannot move its minimum. In the first-order model $R/M$ is an additive constant. Either way
-# the restart is paid once per failure whatever the interval, so no interval can buy it back; only a faster
-# restart or fewer failures can (notebooks [03](03-anatomy-of-a-restart.ipynb) and [08](08-the-floor.ipynb)).
+# Three models, three answers:
+# - **Daly's complete exponential model** (the $T_w$ above [@daly2006]): $R$ enters only through the factor
+#   $e^{R/M}$, which multiplies the whole curve. It scales the waste up but cannot move its minimum, so the
+#   exact optimum does not depend on $R$. The first-order waste $W(\tau)$ agrees: there $R/M$ is an additive constant.
+# - **Daly's own first-order estimate** in the same paper is $\sqrt{2\delta(M + R)}$: derived with the
+#   restart inside the time between failures, it lengthens the interval a little when restarts are long.
+# - **Saxena et al.** (NVIDIA, 2024 [@saxena2024]) optimise *availability* rather than wall time and give
+#   $T_s + \sqrt{2 (T_f + T_r) T_s + T_s^2}$, with the save time $T_s = \delta$, the MTBF $T_f = M$ and the restart
+#   time $T_r = R$; they add that when errors are detected late (a long detection latency) the interval should be
+#   at least that latency, or the job rewinds past its last good checkpoint.
+#
+# Whatever the model, the restart itself is paid once per failure at any interval, so no interval buys it back;
+# only a faster restart or fewer failures can (notebooks [03](03-anatomy-of-a-restart.ipynb) and [08](08-the-floor.ipynb)). For our job the
+# intervals below differ by a few percent at most, because $R$ is small against $M$ and $\delta$ against both, and
+# the waste curve is flat near its minimum, so any of them is a good choice here.
 
 # %%
+daly_first = math.sqrt(2 * delta * (M + R))
+saxena = delta + math.sqrt(2 * (M + R) * delta + delta**2)
+print(f"exact optimum (Daly's complete model, any R): {tau_exact:.3f} min")
+print(f"Daly's first-order sqrt(2 delta (M + R))    : {daly_first:.3f} min ({daly_first / tau_exact - 1:+.2%})")
+print(f"Saxena et al. T_s + sqrt(2(T_f+T_r)T_s+T_s^2): {saxena:.3f} min ({saxena / tau_exact - 1:+.2%})")
+print(f"Young's sqrt(2 delta M)                     : {tau_young:.3f} min ({tau_young / tau_exact - 1:+.2%})\n")
+
 restarts = [0.0, R, 3 * R]
 fine = np.linspace(0.3 * tau_exact, 3 * tau_exact, 400)
 for r in restarts:
@@ -237,18 +256,19 @@ if bench.exists():
     b = json.loads(bench.read_text())
     loop, crn, fresh = b["rows"][0], b["rows"][2], b["rows"][3]
     print(f"machine: {b['machine']['cpu']}, {b['machine']['cores']} cores, numpy {b['machine']['numpy']}, {b['machine']['date']}")
-    print(f"vectorized vs loop (events/s): {crn['x_loop_events']:.0f}x (target 50x)")
+    print(f"vectorized vs loop (events/s): {crn['x_loop_events']:.0f}x")
     print(f"draws/s as a share of raw numpy draws: {crn['pct_of_raw_draws']:.0f} % with common random numbers, "
-          f"{fresh['pct_of_raw_draws']:.0f} % without (target 25 %)")
+          f"{fresh['pct_of_raw_draws']:.0f} % without")
 else:
     print("run benchmarks/simulate_bench.py to produce the table")
 
 # %% [markdown]
-# Where the 25 % target is missed, this is why: a round of the simulator makes about a dozen passes over the arrays
-# of runs still going (restart, whole segments by one floor division, completion test), each costing about as much
-# as drawing the number, and with common random numbers each round also draws a value for every run, finished or
-# not, so about half of the values drawn are never used. That is the price of giving every interval the same
-# failures, which is what makes the simulated optimum above sharp.
+# Why the simulator runs at only a fraction of the speed of numpy's raw draws: a round of the simulator makes about a
+# dozen passes over the arrays of runs still going (restart, whole segments by one floor division, completion test),
+# each costing about as much as drawing the number, and with common random numbers each round also draws a value for
+# every run, finished or not, so about half of the values drawn are never used. That is the price of giving every
+# interval the same failures, which is what makes the simulated optimum above sharp. (The benchmark's own table,
+# `benchmarks/results/simulate_bench.md`, records how it measured this.)
 #
 # ## The answer table
 

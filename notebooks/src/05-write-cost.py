@@ -103,7 +103,7 @@ del state
 # | **DCP `save`** (`torch.distributed.checkpoint`) | planning, writing one file per rank, fsync; then our sha256 manifest and atomic folder rename | when the call returns |
 # | **DCP `async_save`** | *staging*: a copy of the state into host buffers (a DCP `DefaultStager` kept for all saves, so the buffers are allocated once) | a background thread writes and commits |
 # | **snapshot + persist** (CheckFreq, Mohan et al., FAST 2021) | a copy into buffers allocated once (pinned host memory and a side CUDA stream on a GPU) | a background thread writes the copy with the safe writer |
-# | *bare copy* (reference) | the same bytes copied into one preallocated tensor | never: the floor of any snapshot |
+# | *bare copy* (reference) | the same bytes copied into one preallocated tensor | never: the lower bound of any snapshot |
 #
 # *Blocking* time: from the call until the loop may update the state again. *Time to durable*: until the checkpoint
 # is on disk, fsynced and committed under its final name. Every checkpoint carries a checksum; loading verifies it
@@ -128,8 +128,13 @@ with tempfile.TemporaryDirectory(prefix="course-05-", dir=checkpoint_dir) as tmp
 summary = summarize(rows)
 by = {s["strategy"]: s for s in summary}
 print(f"{'strategy':<11} {'blocking s':>11} {'durable s':>10} {'reload s':>9} {'blocking GB/s':>14}")
+def seconds(x, fmt):  # a bare copy is never durable and never reloaded: no time to show
+    return "-" if math.isnan(x) else format(x, fmt)
+
+
 for s in summary:
-    print(f"{s['strategy']:<11} {s['blocking_s']:>11.4f} {s['durable_s']:>10.3f} {s['reload_s']:>9.3f} {s['blocking_GBps']:>14.2f}")
+    print(f"{s['strategy']:<11} {s['blocking_s']:>11.4f} {seconds(s['durable_s'], '.3f'):>10} {seconds(s['reload_s'], '.3f'):>9} {s['blocking_GBps']:>14.2f}")
+print("(-: the bare copy is only a copy in memory; it is never made durable, so it has no time to durable and no reload)")
 
 # %% [markdown]
 # Whatever the timings, some things must hold on every machine: each reload is bit-exact, nothing is durable before
@@ -257,7 +262,7 @@ print(f"your snapshot copy     : {snap_gbps:6.2f} GB/s = {snap_gbps / h200['gpu_
 print(f"your torch.save + fsync: {save_gbps:6.2f} GB/s = {save_gbps / h200['torch_save_fsync']['value']:.2g}x the H200 host's {h200['torch_save_fsync']['value']:g} GB/s")
 snap_durable = by["snapshot"]["durable_s_per_GiB"] * shards[big] / GIB
 print(f"a new snapshot waits for the previous persist: on this machine the {big} shard's persist takes {snap_durable:.3g} s, "
-      f"a floor under the interval ({snap_durable / 60:.2g} min)")
+      f"a lower bound on the interval ({snap_durable / 60:.2g} min)")
 
 # %%
 ax = ckpt_plots.scaled_cost_lines(h200_rows + mine_rows, title=f"Blocking write cost of one per-GPU shard ({scenario.n_gpus:,} GPUs)")

@@ -75,6 +75,16 @@ print(f"per-GPU shard        : {scenario.model_params:.3g} parameters x {scenari
 # `async_save` blocking, `torch.save` + fsync at 0.87 GB/s, and a GPU -> pinned host memory copy at 55 GB/s. For
 # the last two the blocking time is our shard size divided by the bandwidth.
 #
+# These are not all different kinds of thing. The blocking part of DCP `async_save` *is* a staging copy of the
+# state into host memory; the save to storage then runs in the background. An in-memory snapshot makes the same
+# copy and stops there, or sends it to a peer's memory. Two of the rows are also measured differently: the
+# course's `async_save` blocking time (0.30 s for 4 GiB) was a copy from CPU memory to CPU memory, while the
+# snapshot row is a GPU to pinned host copy, so their ratio is not a like-for-like comparison. What really
+# differs between the strategies is what happens after the stall: *where the durable copy lives* (a file system
+# that survives losing the node, or host memory that does not survive losing that host unless it is replicated
+# to a peer, as GEMINI does [@gemini2023]) and *how fast it can be read back* after a failure (from local or peer memory in
+# well under a second per shard, against ByteCheckpoint's load of a 405B model from storage in minutes [@bytecheckpoint]).
+#
 # **Predict first:** if one write is ten thousand times cheaper than another, how much shorter is its best
 # interval: ten thousand times, a hundred times, or ten times?
 
@@ -137,12 +147,13 @@ axes = interval_plots.square_root_law(deltas_s / 60, M, points=points, reference
 plt.show()
 
 # %% [markdown]
-# Only the snapshot to host memory fits the budget: a synchronous file-system write sits at hourly intervals (where
-# the large clusters of Kokolis et al. live), an asynchronous DCP save at minutes, and the in-memory snapshot at
-# about a minute. Taking the save off the critical path is the lever: the copy to host memory is what blocks, and it
-# is short because pinned host memory is fast and each GPU holds only its shard.
+# Only a copy of the shard alone into pinned host memory fits the budget: a synchronous file-system write sits at hourly
+# intervals (where the large clusters of Kokolis et al. live), the 7B model's asynchronous DCP save at minutes, and the
+# snapshot of our shard at about a minute. Taking the save to storage off the critical path is the lever, in
+# `async_save` and in a snapshot alike: the copy to host memory is what blocks, and it is short when it comes from the
+# GPU over a fast path into pinned memory and each GPU holds only its shard.
 #
-# ## The floor under the interval: the snapshot copy (GEMINI)
+# ## The lower bound on the interval: the snapshot copy (GEMINI)
 #
 # GEMINI (Wang et al., SOSP 2023, as reported) checkpoints to the CPU memory of local and remote hosts and models the
 # waste as $t_{ckpt} + 1/(2f) + t_{rtvl}$ with the checkpoint frequency bounded by $1/f \ge \max(t_{ckpt}, T_{iter})$:
@@ -167,10 +178,23 @@ grid = np.logspace(math.log10(copy_min / 30), math.log10(30 * tau_snap), 400)
 ax = interval_plots.snapshot_bound(grid, copy_min, copy_min, M)
 ax.set_title("Below the copy time each snapshot waits for the last: a wall, not a trade-off")
 plt.show()
-below = iv.stalled_waste(copy_min / 10, copy_min, M, copy_min)
+def stall_waste(tau, delta, t_copy, mtbf):
+    """First-order waste with a stall delta and a copy of t_copy that starts with the stall: the next snapshot
+    waits for the copy, so each interval stalls max(delta, t_copy - tau), not delta plus the wait."""
+    return np.maximum(delta, t_copy - tau) / tau + tau / (2 * mtbf)
+
+
+below = stall_waste(copy_min / 10, copy_min, copy_min, M)
+assert math.isclose(below, 10 + copy_min / 20 / M)  # the copy is the stall: t_copy per tenth of t_copy
 print(f"forcing the interval to a tenth of the copy time: waste {below:.0%} of useful work")
+print(f"a snapshot whose stall is a tenth of the copy, at that interval: {stall_waste(copy_min / 10, copy_min / 10, copy_min, M):.0%}")
 
 # %% [markdown]
+# When the copy blocks ($\delta = t_{copy}$), an interval shorter than the copy adds no wait of its own: the copy
+# *is* the stall, $t_{copy}$ per interval, so a tenth of the copy time costs ten times the interval in stalls (the
+# first line). The wait appears only when the copy runs beside training with a shorter stall: then each interval
+# stalls $\max(\delta, t_{copy} - \tau)$, and making the stall cheaper stops helping once $\tau < t_{copy}$ (second line).
+#
 # At a 12-hour MTBF the copy-time bound is far below the best interval: the interval is set by the stall, and the
 # in-memory snapshot buys an interval of about a minute. Past the bound the square root no longer applies: the interval
 # is pinned at $\max(t_{copy}, T_{iter})$, and making the stall cheaper only lowers $\delta/\tau$ linearly while the

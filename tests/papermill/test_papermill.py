@@ -60,3 +60,14 @@ def test_make_course_runner_names_the_failing_notebook_and_cell(tmp_path):
     assert "FAILED: notebooks/00-broken.ipynb" in proc.stderr
     assert "RuntimeError: boom from the test" in proc.stderr
     assert "cell" in proc.stderr
+
+
+def test_course_runner_reads_numbers_and_rejects_a_bad_scenario_before_running():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import run_course
+
+    assert run_course.parse_params(["rate_per_gpu_day=8e-4", "n_gpus=16384", "size=1GiB"]) == {
+        "rate_per_gpu_day": 8e-4, "n_gpus": 16384, "size": "1GiB"}
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "run_course.py"), "--param", "detect_min=-1",
+                           "--out", "/nonexistent-course-build"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "detect_min must be a finite number >= 0" in proc.stderr
