@@ -214,7 +214,8 @@ print(f"100x faster write -> interval and waste both shrink by sqrt(100) = {math
 # %% [markdown]
 # ## From your machine to the fleet
 #
-# Fully sharded, each GPU saves its share of the state: $S$ = parameters x 16 bytes / GPUs. The model sizes are
+# Fully sharded, each GPU saves its share of the checkpoint: $S$ = parameters x 12 bytes / GPUs (a checkpoint holds the fp32
+# master weights and Adam's two moments, not the bf16 gradients: `data/training_step.csv`). The model sizes are
 # Llama 3's 8B, 70B and 405B (Llama Team, arXiv:2407.21783, 2024; `data/model_sizes.csv`); the number of GPUs comes
 # from the course's `Scenario`.
 

@@ -63,8 +63,9 @@ print(f"fleet MTBF M         : {M:.0f} min")
 print(f"per-GPU shard        : {scenario.model_params:.3g} parameters x {scenario.checkpoint_bytes_per_param:g} B / {scenario.n_gpus:,} GPUs = {shard_gb:.2f} GB")
 
 # %% [markdown]
-# The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 16 bytes of training state per parameter
-# (mixed-precision Adam, ZeRO, SC 2020), spread over the job's GPUs (`data/levers.csv`).
+# The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 12 bytes of checkpoint content per parameter
+# (the fp32 master weights and Adam's two moments of mixed-precision Adam, ZeRO, SC 2020; `data/training_step.csv`),
+# spread over the job's GPUs.
 #
 # ## The write costs seen in practice
 #
