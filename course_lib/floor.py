@@ -143,7 +143,7 @@ def kokolis_projection(data_dir=None) -> KokolisProjection:
     return KokolisProjection(
         n_gpus=f["kokolis_projection_gpus"].value,
         gpus_per_node=f["kokolis_gpus_per_node"].value,
-        rf_per_node_day=f["kokolis_rf"].value,
+        rf_per_node_day=f["kokolis_rf"].value / 1000.0,  # published per 1,000 node-days
         restart_overhead_min=f["kokolis_u0"].minutes,
         write_cost_min=f["kokolis_wcp"].minutes,
         interval_hourly_min=f["kokolis_dt_hourly"].minutes,
@@ -254,13 +254,15 @@ def rate_levers(data_dir=None) -> list[RateLever]:
     return [
         RateLever(
             "lemon-node removal", lemon,
-            f"large jobs that fail: {f['lemon_job_failure_before'].value:g} % -> {f['lemon_job_failure_after'].value:g} %, "
-            f"rate x {lemon:.2f}",
+            f"illustrative: one research cluster's large jobs that fail, {f['lemon_job_failure_before'].value:g} % -> "
+            f"{f['lemon_job_failure_after'].value:g} %, read as a rate factor x {lemon:.2f} (another fleet may gain anything from "
+            f"that to nothing)",
             f["lemon_job_failure_before"].source,
         ),
         RateLever(
             "no faulty GPU / HBM3", 1.0 - share,
-            f"remove {' and '.join(TOP_TABLE5_CAUSES)} ({share:.1%} of Table 5's interruptions), rate x {1 - share:.2f}",
+            f"a bound, not a lever: if {' and '.join(TOP_TABLE5_CAUSES)} never failed ({share:.1%} of Table 5's interruptions), "
+            f"rate x {1 - share:.2f}",
             llama3_table5(data_dir).meta["source"],
         ),
     ]

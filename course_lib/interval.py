@@ -222,9 +222,10 @@ def bounded_interval(write_cost, mtbf, min_interval):
 def stalled_waste(interval, write_cost, mtbf, copy_time, restart=0.0):
     """First-order waste when a snapshot copy of ``copy_time`` runs off the critical path (notebook 06).
 
-    The next snapshot cannot start before the previous copy has finished, so an interval shorter
-    than the copy stalls training for ``copy_time - tau`` each time:
-    ``W = (delta + max(0, copy_time - tau))/tau + (tau/2 + R)/M``. Above ``copy_time`` this is
+    The copy starts with the stall ``delta`` and the next snapshot cannot start before it has
+    finished, so each interval stalls ``max(delta, copy_time - tau)``:
+    ``W = max(delta, copy_time - tau)/tau + (tau/2 + R)/M``. When the stall is the copy
+    (``delta == copy_time``) there is no wait on top of it. Above ``copy_time - delta`` this is
     :func:`waste_fraction`; below it the stall grows as ``1/tau``.
     """
     tau = _check("interval", interval)
@@ -232,7 +233,7 @@ def stalled_waste(interval, write_cost, mtbf, copy_time, restart=0.0):
     m = _check("mtbf", mtbf)
     c = _check("copy_time", copy_time)
     r = _check("restart", restart, allow_zero=True)
-    return _out((delta + np.maximum(0.0, c - tau)) / tau + (tau / 2 + r) / m)
+    return _out(np.maximum(delta, c - tau) / tau + (tau / 2 + r) / m)
 
 
 def write_cost_for_interval(interval, mtbf):

@@ -107,12 +107,9 @@ def snapshot_waste(taus_min, write_cost_min, mtbf, copy_min):
     """First-order waste (R = 0) when each snapshot stalls ``write_cost_min`` and its copy takes ``copy_min``.
 
     The copy starts with the stall, and the next snapshot cannot start before it ends, so each
-    interval stalls ``max(delta, copy - tau)``: ``W = max(delta, copy - tau)/tau + tau/(2M)``.
-    (:func:`course_lib.interval.stalled_waste` adds ``delta + max(0, copy - tau)``, which counts the
-    copy twice when the stall is the copy; this is the form it should take.)
+    interval stalls ``max(delta, copy - tau)``: :func:`course_lib.interval.stalled_waste` with R = 0.
     """
-    t = np.asarray(taus_min, dtype=float)
-    return np.maximum(write_cost_min, copy_min - t) / t + t / (2.0 * mtbf)
+    return iv.stalled_waste(np.asarray(taus_min, dtype=float), write_cost_min, mtbf, copy_min)
 
 
 def snapshot_bound(taus_min, write_cost_min, copy_min, mtbf, ax=None):

@@ -180,9 +180,8 @@ ax = interval_plots.snapshot_bound(grid, copy_min, copy_min, M)
 ax.set_title("Below the copy time each snapshot waits for the last: a wall, not a trade-off")
 plt.show()
 def stall_waste(tau, delta, t_copy, mtbf):
-    """First-order waste with a stall delta and a copy of t_copy that starts with the stall: the next snapshot
-    waits for the copy, so each interval stalls max(delta, t_copy - tau), not delta plus the wait."""
-    return np.maximum(delta, t_copy - tau) / tau + tau / (2 * mtbf)
+    """interval.stalled_waste (R = 0): each interval stalls max(delta, t_copy - tau), not delta plus the wait."""
+    return iv.stalled_waste(tau, delta, mtbf, t_copy)
 
 
 below = stall_waste(copy_min / 10, copy_min, copy_min, M)

@@ -251,8 +251,7 @@ alternatives = {"after the levers": f}
 for lever in fl.rate_levers():
     g = lever(ans.after)
     alternatives[lever.name] = g
-    kind = "illustrative: one cluster's factor" if lever.name.startswith("lemon") else "a bound: those causes gone"
-    print(f"{lever.name:22s} {lever.description} ({kind})")
+    print(f"{lever.name:22s} {lever.description}")
     print(f"{'':22s} floor {f.floor_minutes_per_day:.2f} -> {g.floor_minutes_per_day:.2f} min/day; "
           f"after-levers loss {f.minutes_per_day:.2f} -> {g.minutes_per_day:.2f} min/day")
 lemon_p = (inputs["lemon_job_failure_before"].value, inputs["lemon_job_failure_after"].value)

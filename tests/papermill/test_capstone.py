@@ -33,7 +33,7 @@ def test_capstone_answers_for_16384_gpus_at_the_rsc1_rate(tmp_path, monkeypatch)
     src = NOTEBOOKS / NAME
     before = src.read_bytes()
     rate = rsc1_rate_per_gpu_day()
-    assert rate == pytest.approx(floor_inputs()["kokolis_rf"].value / 8)
+    assert rate == pytest.approx(floor_inputs()["kokolis_rf"].value / 1000 / 8)
     params = dict(n_gpus=16384, rate_per_gpu_day=rate, write_cost_min=2.0 / 60, sim_runs=500)
     papermill.execute_notebook(str(src), str(tmp_path / NAME), parameters=params, cwd=str(NOTEBOOKS),
                                kernel_name="python3", progress_bar=False)
