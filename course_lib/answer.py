@@ -266,7 +266,7 @@ def answer(scenario: Scenario | None = None, data_dir=None, modes=None, spread_d
         raise ValueError(f"scenario must be a Scenario (got {type(scenario).__name__}); build one with Scenario.from_params(...)")
     inputs = md.ModeInputs() if modes is None or modes is True else (None if modes is False else modes)
     baseline = rs.baseline_budget(scenario)
-    steps = tuple(rs.waterfall(baseline, rs.default_levers(scenario, data_dir, modes=inputs)))
+    steps = tuple(rs.waterfall(baseline, rs.default_levers(scenario, data_dir, modes=False if inputs is None else inputs)))
     after = steps[-1].after
     fewer = tuple((lever, lever(after)) for lever in fl.rate_levers(data_dir))
     spread = un.floor_range(scenario, inputs, n=spread_draws, data_dir=data_dir) if inputs is not None and spread_draws else None

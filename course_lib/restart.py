@@ -402,14 +402,15 @@ def default_levers(scenario: Scenario, data_dir=None, modes=None) -> list[Lever]
 
     Every number comes from ``scenario`` (its targets and its shard, so another fleet gets its
     own reload and snapshot times); only the citation strings are read from data/.
-    modes: a :class:`course_lib.modes.ModeInputs` (or True for its defaults): the targets become
+    modes: a :class:`course_lib.modes.ModeInputs` (None or True: its defaults; False: the
+        single-stage levers, one detection and one restart for every failure): the targets become
     the share-weighted means over failure modes (a hang is seen only at its timeout, an SDC or a
     host loss without a peer copy reloads from storage), and the in-memory checkpoint is bounded
     below by the step, the snapshot and the persist copy, with the step and the rewind no
     snapshot saves carried into the day (its floor).
     """
-    if modes is not None and modes is not False:
-        return _modal_levers(scenario, data_dir, None if modes is True else modes)
+    if modes is not False:
+        return _modal_levers(scenario, data_dir, None if modes is None or modes is True else modes)
     from .data import sourced
 
     lev = sourced("levers.csv", "key", data_dir)
@@ -441,7 +442,7 @@ def _modal_levers(scenario: Scenario, data_dir, inputs) -> list[Lever]:
     from . import step as st
 
     inp = md.ModeInputs() if inputs is None else inputs
-    plain = default_levers(scenario, data_dir)
+    plain = default_levers(scenario, data_dir, modes=False)
     after = md.after_levers_stages(scenario, inp)
     step_min = inp.step_min(scenario)
     persist_min = scenario.write_before_min  # the copy that leaves the host (disk or peer) at the persist bandwidth

@@ -74,7 +74,7 @@ def test_minimum_interval_bound_and_at_optimal_interval():
     assert out.interval_min == pytest.approx(math.sqrt(2 * 0.5 * b.mtbf_min))
     assert out.write_cost_min == 0.5 and out.stages.detect == b.stages.detect
     # the course's after-levers budget (restart.waterfall) is at the optimum already
-    steps = rs.waterfall(rs.baseline_budget(Scenario()), rs.default_levers(Scenario()))
+    steps = rs.waterfall(rs.baseline_budget(Scenario()), rs.default_levers(Scenario(), modes=False))
     after = steps[-1].after
     assert at_best(after).minutes_per_day == pytest.approx(after.minutes_per_day, rel=1e-12)
 

@@ -191,7 +191,7 @@ def test_default_levers_carry_sources_and_stages():
 
 def test_default_levers_follow_the_fleet():
     # a bigger fleet has smaller shards, so the memory reload is faster
-    small, big = default_levers(Scenario(n_gpus=1024)), default_levers(Scenario(n_gpus=16384))
+    small, big = default_levers(Scenario(n_gpus=1024), modes=False), default_levers(Scenario(n_gpus=16384), modes=False)
     b = baseline_budget(Scenario())
     assert big[2](b).stages.reload == pytest.approx(small[2](b).stages.reload / 16, rel=1e-12, abs=0)
     # and the snapshot: the interval lever at 16x the fleet writes 1/16 of the bytes
@@ -201,7 +201,7 @@ def test_default_levers_follow_the_fleet():
 def test_levers_receive_their_numbers_from_the_scenario():
     s = Scenario(detect_after_min=0.25, reschedule_after_min=1.5, reload_after_min=0.02, snapshot_cost_min=0.001)
     b = baseline_budget(s)
-    det, res, rel, ckpt = default_levers(s)
+    det, res, rel, ckpt = default_levers(s, modes=False)
     assert det(b).stages.detect == 0.25 and res(b).stages.reschedule == 1.5 and rel(b).stages.reload == 0.02
     assert ckpt(b).write_cost_min == 0.001
     assert ckpt(b).interval_min == pytest.approx(math.sqrt(2 * 0.001 * b.mtbf_min), rel=1e-15, abs=0)

@@ -328,8 +328,8 @@ _ = interact(
 nb = "03-anatomy-of-a-restart"
 for stage in rs.STAGES:
     ledger.record(nb, f"stage_{stage}_min", f"{stage} per restart (baseline)", getattr(stages, stage), "min", ".2f")
-ledger.record(nb, "after_levers_single_stage_pct", "loss after the levers, one mean restart (per-mode: notebook 08)", 100 * final.fraction_of_day, "% of the day", ".3f")
-ledger.record(nb, "after_levers_single_stage_minutes_per_day", "loss after the levers, one mean restart (per-mode: notebook 08)", final.minutes_per_day, "min/day", ".2f")
+ledger.record(nb, "after_levers_pct", "loss after the levers", 100 * final.fraction_of_day, "% of the day", ".3f")
+ledger.record(nb, "after_levers_minutes_per_day", "loss after the levers", final.minutes_per_day, "min/day", ".2f")
 print(ledger.table())
 
 # %% [markdown]

@@ -29,4 +29,4 @@ def test_restart_notebook_follows_an_injected_fleet(tmp_path, monkeypatch):
     final = rs.waterfall(budget, rs.default_levers(scenario))[-1].after
     assert stored["stage_rewind_min"]["value"] == pytest.approx(6.0)
     assert stored["stage_reschedule_min"]["value"] == pytest.approx(budget.stages.reschedule)
-    assert stored["after_levers_single_stage_pct"]["value"] == pytest.approx(100 * final.fraction_of_day)
+    assert stored["after_levers_pct"]["value"] == pytest.approx(100 * final.fraction_of_day)
