@@ -338,7 +338,7 @@ print(ledger.table())
 # %%
 print(
     f"The {stages.total:g}-minute restart splits into detect {stages.detect:.1f} + reschedule {stages.reschedule:.1f} + "
-    f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and a "
+    f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and an "
     f"in-memory checkpoint, largest first ({', '.join(s.lever.name for s in steps)}), take the loss from "
     f"{budget.fraction_of_day:.2%} to {final.fraction_of_day:.2%} of the day."
 )
