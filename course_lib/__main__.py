@@ -73,7 +73,7 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
                    help="blocking minutes per checkpoint of your current synchronous write (> 0; course: the shard at "
                    "the torch.save + fsync bandwidth)")
     p.add_argument("--state-gb", type=positive_float, metavar="GB",
-                   help="training state per GPU in GB (> 0; course: 405B parameters x 16 B / GPUs)")
+                   help="checkpoint state per GPU in GB (> 0; course: 405B parameters x 12 B / GPUs)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return p
 

@@ -28,7 +28,10 @@ from dataclasses import dataclass
 
 from . import floor as fl
 from . import interval as iv
+from . import modes as md
 from . import restart as rs
+from . import spares as sp
+from . import uncertainty as un
 from .scenario import Scenario
 
 __all__ = ["Answer", "AnswerRow", "answer"]
@@ -54,6 +57,12 @@ def _article(number_text: str) -> str:
     return "An" if head.startswith("8") or head in ("11", "18") else "A"
 
 
+def _capped(fraction: float, budget) -> float:
+    """A first-order share of the day, or the complete model's 1 - ETTR where the job cannot make
+    progress or the first-order number would pass 100 % (so no row ever prints more than 100 %)."""
+    return fraction if budget.makes_progress and fraction <= 1.0 else min(fraction, budget.loss_fraction)
+
+
 def _lever_slug(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name.lower()).strip("_")
 
@@ -66,6 +75,19 @@ class Answer:
     baseline: rs.RestartBudget
     steps: tuple  # of restart.WaterfallStep, largest saving first
     fewer: tuple  # of (floor.RateLever, RestartBudget): the day with fewer failures (alternatives)
+    inputs: md.ModeInputs | None = None  # the per-mode inputs (failure modes, step, spares)
+    spread: un.FloorRange | None = None  # the floor and the after-levers loss as ranges (Monte Carlo)
+
+    @property
+    def spare_cost_minutes_per_day(self) -> float:
+        """The hot spare's idle GPUs as lost job-minutes a day (0 if pooled; :mod:`course_lib.spares`)."""
+        inp = self.inputs or md.ModeInputs()
+        return sp.spare_cost_minutes_per_day(inp.spare_gpus, self.n_gpus, inp.spares_pooled)
+
+    @property
+    def hot_spare_net_minutes_per_day(self) -> float:
+        """The hot-spare lever's saving net of the spares' cost."""
+        return self.savings.get("hot-spare restart", 0.0) - self.spare_cost_minutes_per_day
 
     # ----- derived -----
     @property
@@ -129,7 +151,8 @@ class Answer:
             AnswerRow("rate_per_gpu_day", "failure rate per GPU", self.rate_per_gpu_day, "per GPU-day", ".3e"),
             AnswerRow("failures_per_day", "failures per day", self.failures_per_day, "per day", ".3g"),
             AnswerRow("baseline_minutes_per_day", "baseline loss", b.minutes_per_day, "min/day", ".1f"),
-            AnswerRow("baseline_loss_pct", "baseline loss", 100 * b.fraction_of_day, "% of the day", ".2f"),
+            AnswerRow("baseline_loss_pct", "baseline loss", 100 * _capped(b.fraction_of_day, b), "% of the day", ".2f"),
+            AnswerRow("baseline_ettr_pct", "baseline ETTR (complete model)", 100 * b.ettr_complete, "% of the day", ".3g"),
         ]
         for stage in rs.STAGES:
             rows.append(AnswerRow(f"stage_{stage}_min", f"{stage} per restart (baseline)", getattr(b.stages, stage), "min", ".2f"))
@@ -144,13 +167,25 @@ class Answer:
                                   step.saved_minutes_per_day, "min/day", ".2f"))
         rows += [
             AnswerRow("after_levers_minutes_per_day", "loss after the levers", f.minutes_per_day, "min/day", ".2f"),
-            AnswerRow("after_levers_pct", "loss after the levers", 100 * f.fraction_of_day, "% of the day", ".3f"),
+            AnswerRow("after_levers_pct", "loss after the levers", 100 * _capped(f.fraction_of_day, f), "% of the day", ".3f"),
+            AnswerRow("after_levers_complete_pct", "loss after the levers, 1 - ETTR (complete model)", 100 * f.loss_fraction, "% of the day", ".3f"),
             AnswerRow("floor_minutes_per_day", "floor lambda (D + R)", f.floor_minutes_per_day, "min/day", ".2f"),
-            AnswerRow("floor_pct", "floor lambda (D + R)", 100 * f.floor_fraction, "% of the day", ".3f"),
+            AnswerRow("floor_pct", "floor lambda (D + R)", 100 * _capped(f.floor_fraction, f), "% of the day", ".3f"),
         ]
+        if self.spread is not None:
+            r = self.spread
+            rows += [AnswerRow("floor_central_pct", "floor, central (median of the inputs' range)", 100 * r.floor.central, "% of the day", ".2f"),
+                     AnswerRow("floor_low_pct", "floor, 5th percentile", 100 * r.floor.low, "% of the day", ".2f"),
+                     AnswerRow("floor_high_pct", "floor, 95th percentile", 100 * r.floor.high, "% of the day", ".2f"),
+                     AnswerRow("after_levers_central_pct", "loss after the levers, central", 100 * r.loss.central, "% of the day", ".2f"),
+                     AnswerRow("after_levers_low_pct", "loss after the levers, 5th percentile", 100 * r.loss.low, "% of the day", ".2f"),
+                     AnswerRow("after_levers_high_pct", "loss after the levers, 95th percentile", 100 * r.loss.high, "% of the day", ".2f")]
+        if self.inputs is not None:
+            rows += [AnswerRow("spare_cost_minutes_per_day", "idle hot spare, as lost capacity", self.spare_cost_minutes_per_day, "min/day", ".2f"),
+                     AnswerRow("hot_spare_net_minutes_per_day", "hot-spare restart, net of the spare", self.hot_spare_net_minutes_per_day, "min/day", ".2f")]
         for lever, g in self.fewer:
             rows.append(AnswerRow(f"floor_{_lever_slug(lever.name)}_pct", f"floor with {lever.name}",
-                                  100 * g.floor_fraction, "% of the day", ".3f"))
+                                  100 * _capped(g.floor_fraction, g), "% of the day", ".3f"))
         return rows
 
     def as_dict(self) -> dict:
@@ -188,9 +223,19 @@ class Answer:
         fewer = ""
         if self.fewer:
             lever, g = min(self.fewer, key=lambda item: item[1].floor_minutes_per_day)
-            fewer = (f" Only fewer failures, or not restarting the whole job, move it: {lever.name} "
+            fewer = (f" No checkpoint lever moves lambda (D + R); fewer failures, a smaller D + R (bounded below by the hang "
+                     f"timeout and the restart's start-up) and stopping fewer GPUs per failure do: {lever.name} "
                      f"(failure rate x {lever.factor:.2f}) would bring it to {g.floor_minutes_per_day:.2f} min a day "
                      f"({g.floor_fraction:.3%}).")
+        if not b.makes_progress:
+            return (f"{_article(f'{self.n_gpus:,}')} {self.n_gpus:,}-GPU job failing at {self.rate_per_gpu_day:.2e} per GPU-day stops "
+                    f"{self.failures_per_day:.3g} times a day. " + b.progress_sentence
+                    + (" After the levers: " + f.progress_sentence[0].lower() + f.progress_sentence[1:] if f is not b else ""))
+        spread = ""
+        if self.spread is not None:
+            r = self.spread
+            spread = (f" With the inputs' ranges the floor is {r.floor.text()} and the after-levers loss {r.loss.text()}; "
+                      f"the {r.dominant} dominates the spread.")
         return (
             f"{_article(f'{self.n_gpus:,}')} {self.n_gpus:,}-GPU job failing at {self.rate_per_gpu_day:.2e} per GPU-day stops "
             f"{self.failures_per_day:.2f} times a day (fleet MTBF {self.fleet_mtbf_hours:.1f} h). At "
@@ -199,25 +244,30 @@ class Answer:
             f"Largest saving first, in minutes a day: {order}. The in-memory snapshot "
             f"({60_000 * self.snapshot_cost_min:.3g} ms blocking instead of {60 * self.write_cost_before_min:.3g} s) moves "
             f"the optimal checkpoint interval from {self.interval_before_min:.1f} min to {self.interval_after_min:.2f} min. "
-            f"After the levers the job loses {f.minutes_per_day:.2f} min a day ({f.fraction_of_day:.3%}); of that, "
-            f"{f.floor_minutes_per_day:.2f} min ({f.floor_fraction:.3%}) is the floor lambda (D + R) = "
-            f"{f.failures_per_day:.2f} x {f.stages.restart_cost:.2f} min, which no checkpoint can remove." + fewer
+            f"After the levers the job loses {f.minutes_per_day:.2f} min a day ({f.loss_fraction:.3%}, 1 - ETTR); of that, "
+            f"{f.floor_minutes_per_day:.2f} min ({f.floor_fraction:.3%}) is the floor, detection, restart, reload, half a step "
+            f"and the rewind past silent corruption of every failure, which no checkpoint can remove." + spread + fewer
         )
 
 
-def answer(scenario: Scenario | None = None, data_dir=None) -> Answer:
+def answer(scenario: Scenario | None = None, data_dir=None, modes=None, spread_draws: int = 20_000) -> Answer:
     """The course's answer for one :class:`~course_lib.scenario.Scenario` (notebook 09).
 
     The baseline day (:func:`course_lib.restart.baseline_budget`), the four levers of
     :func:`course_lib.restart.default_levers` applied largest saving first, and the
     alternatives that cut the failure rate instead (:func:`course_lib.floor.rate_levers`),
     each applied to the after-levers day. ``answer()`` is the course's 4,096-GPU question.
+    modes: the per-mode inputs (:class:`course_lib.modes.ModeInputs`; None: its defaults; False:
+    the single-stage levers of before issue 12). spread_draws: Monte Carlo draws of the floor's
+    range (:func:`course_lib.uncertainty.floor_range`; 0: none).
     """
     scenario = Scenario() if scenario is None else scenario
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario must be a Scenario (got {type(scenario).__name__}); build one with Scenario.from_params(...)")
+    inputs = md.ModeInputs() if modes is None or modes is True else (None if modes is False else modes)
     baseline = rs.baseline_budget(scenario)
-    steps = tuple(rs.waterfall(baseline, rs.default_levers(scenario, data_dir)))
+    steps = tuple(rs.waterfall(baseline, rs.default_levers(scenario, data_dir, modes=False if inputs is None else inputs)))
     after = steps[-1].after
     fewer = tuple((lever, lever(after)) for lever in fl.rate_levers(data_dir))
-    return Answer(scenario, baseline, steps, fewer)
+    spread = un.floor_range(scenario, inputs, n=spread_draws, data_dir=data_dir) if inputs is not None and spread_draws else None
+    return Answer(scenario, baseline, steps, fewer, inputs, spread)

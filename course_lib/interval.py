@@ -52,6 +52,7 @@ __all__ = [
     "optimal_interval_exact",
     "expected_wall_time",
     "expected_waste",
+    "complete_loss_fraction",
     "split_work",
     "bounded_interval",
     "write_cost_for_interval",
@@ -182,6 +183,27 @@ def expected_waste(interval, write_cost, mtbf, restart=0.0):
     m = _check("mtbf", mtbf)
     r = _check("restart", restart, allow_zero=True)
     return _out(m * np.exp(r / m) * np.expm1((tau + delta) / m) / tau - 1.0)
+
+
+def complete_loss_fraction(interval, write_cost, mtbf, restart=0.0):
+    """1 - ETTR of Daly's complete model: the share of wall-clock time that is not useful work.
+
+    ``1 - 1 / (1 + W)`` with ``1 + W = e^{R/M} M (e^{(tau+delta)/M} - 1) / tau`` (:func:`expected_waste`),
+    computed in log space so that it never overflows and never exceeds 1, at any scale (notebooks 08
+    and 09: the loss the course reports). Unlike :func:`expected_waste` it accepts ``write_cost = 0``
+    and ``interval = 0`` (the limit ``M (e^{tau/M} - 1)/tau -> 1``: continuous checkpointing).
+    Scalars or arrays (broadcast).
+    """
+    tau = _check("interval", interval, allow_zero=True)
+    delta = _check("write_cost", write_cost, allow_zero=True)
+    m = _check("mtbf", mtbf)
+    r = _check("restart", restart, allow_zero=True)
+    seg = np.asarray((tau + delta) / m, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(tau > 0, np.log(np.expm1(seg) / np.where(tau > 0, tau / m, 1.0)), seg)
+    ratio = np.where(seg == 0, 0.0, ratio)
+    log_slowdown = r / m + ratio  # log(1 + W) >= 0
+    return _out(-np.expm1(-log_slowdown))
 
 
 def bounded_interval(write_cost, mtbf, min_interval):

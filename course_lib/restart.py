@@ -60,6 +60,7 @@ __all__ = [
     "hot_spare_restart",
     "reload_from_memory",
     "checkpoint_at_optimum",
+    "snapshot_checkpoint",
     "default_levers",
     "apply_levers",
     "order_by_saving",
@@ -127,17 +128,30 @@ class RestartBudget(Validated):
         the question's 2 % counts restarts only). The checkpoint interval is
         ``2 * stages.rewind`` (the mean rewind is half the interval), so the write term is
         ``write_cost_min * MINUTES_PER_DAY / interval_min`` minutes per day.
+    step_min: the training step (minutes, >= 0; 0: not modelled). A checkpoint cannot be taken
+        more often than once per step, so ``stages.rewind >= step_min / 2`` and the floor
+        includes half a step per failure (notebook 06, :mod:`course_lib.step`).
+    latency_rewind_min: mean extra work per failure that no checkpoint can save (minutes,
+        >= 0): the work done between a silent data corruption and its detection, which the job
+        must rewind past (share-weighted over the failure modes, :mod:`course_lib.modes`).
     """
 
     failures_per_day: float = checked(check_positive)
     stages: RestartStages = checked(_stages)
     write_cost_min: float = checked(check_non_negative, default=0.0)
+    step_min: float = checked(check_non_negative, default=0.0)
+    latency_rewind_min: float = checked(check_non_negative, default=0.0)
 
     def _validate_fields(self) -> None:
         if self.write_cost_min > 0 and self.stages.rewind == 0:
             raise ValueError(
                 "write_cost_min must be 0 when stages.rewind is 0 (a zero rewind means a zero "
                 "checkpoint interval, which would write continuously)"
+            )
+        if self.stages.rewind < self.step_min / 2.0 - 1e-12:
+            raise ValueError(
+                f"stages.rewind must be >= step_min / 2 = {self.step_min / 2:g} min (got {self.stages.rewind:g}): "
+                "a checkpoint cannot be taken more often than once per training step"
             )
 
     # ----- the model -----
@@ -164,9 +178,49 @@ class RestartBudget(Validated):
         return self.write_cost_min * MINUTES_PER_DAY / self.interval_min
 
     @property
+    def latency_minutes_per_day(self) -> float:
+        """lambda x latency_rewind_min: work past a silent corruption, rewound (minutes per day)."""
+        return self.failures_per_day * self.latency_rewind_min
+
+    @property
     def minutes_per_day(self) -> float:
-        """Total minutes lost per day: restarts plus checkpoint writes."""
-        return self.restart_minutes_per_day + self.write_minutes_per_day
+        """Total minutes lost per day (first order): restarts, corruption latency, checkpoint writes."""
+        return self.restart_minutes_per_day + self.latency_minutes_per_day + self.write_minutes_per_day
+
+    # ----- the complete model (valid at any scale; notebooks 08, 09) -----
+    @property
+    def per_failure_restart_min(self) -> float:
+        """Minutes per failure outside the checkpoint interval: D + R + corruption latency."""
+        return self.stages.restart_cost + self.latency_rewind_min
+
+    @property
+    def loss_fraction(self) -> float:
+        """1 - ETTR of Daly's complete model (:func:`course_lib.interval.complete_loss_fraction`).
+
+        The loss the course reports: never above 1, at any scale. To first order it equals
+        :attr:`fraction_of_day` (within 1 % at the question's 2 %), which can exceed 1 when
+        failures come faster than restarts finish.
+        """
+        return iv.complete_loss_fraction(self.interval_min, self.write_cost_min, self.mtbf_min, self.per_failure_restart_min)
+
+    @property
+    def ettr_complete(self) -> float:
+        """ETTR of Daly's complete model: 1 - :attr:`loss_fraction`."""
+        return 1.0 - self.loss_fraction
+
+    @property
+    def makes_progress(self) -> bool:
+        """False when a restart does not fit between failures: D + R (+ latency) >= the MTBF."""
+        return self.per_failure_restart_min < self.mtbf_min
+
+    @property
+    def progress_sentence(self) -> str:
+        """One plain sentence on whether the job can make progress (the CLI prints it)."""
+        if self.makes_progress:
+            return f"The job makes progress: effective training time {self.ettr_complete:.2%} of the day (complete model)."
+        return (f"The job cannot make progress: a restart takes {self.per_failure_restart_min:.3g} min, longer than the "
+                f"{self.mtbf_min:.3g} min between failures, so failures arrive faster than restarts finish "
+                f"(effective training time {self.ettr_complete:.2g} of the day).")
 
     @property
     def fraction_of_day(self) -> float:
@@ -181,8 +235,12 @@ class RestartBudget(Validated):
     # ----- the floor (notebook 08) -----
     @property
     def floor_minutes_per_day(self) -> float:
-        """lambda (D + R): detection, reschedule and reload of every failure; no checkpoint removes it."""
-        return self.failures_per_day * self.stages.restart_cost
+        """lambda (D + R + T_iter / 2 + corruption latency): what no checkpoint lever removes.
+
+        With ``step_min = latency_rewind_min = 0`` (the default) exactly lambda (D + R). Over failure
+        modes it is sum_k lambda_k (D_k + R_k + T_iter / 2 + latency_k) (:mod:`course_lib.modes`).
+        """
+        return self.failures_per_day * (self.stages.restart_cost + self.step_min / 2.0 + self.latency_rewind_min)
 
     @property
     def floor_fraction(self) -> float:
@@ -202,6 +260,8 @@ class RestartBudget(Validated):
     def breakdown(self) -> dict[str, float]:
         """Minutes per day by stage, plus ``write``; the values sum to :attr:`minutes_per_day`."""
         out = {name: self.failures_per_day * minutes for name, minutes in self.stages.as_dict().items()}
+        if self.latency_rewind_min > 0:
+            out["latency"] = self.latency_minutes_per_day
         out["write"] = self.write_minutes_per_day
         return out
 
@@ -241,7 +301,8 @@ def checkpoint_at_optimum(budget: RestartBudget, write_cost_min: float, min_inte
 
     The interval becomes ``max(young_interval(delta, M), min_interval_min)`` (Young's optimum,
     :func:`course_lib.interval.young_interval`; the bound: a checkpoint cannot start before the
-    previous copy has finished), the rewind half of it. With no write cost and no bound the
+    previous copy has finished; and never below the budget's ``step_min``: at most one
+    checkpoint per step), the rewind half of it. With no write cost and no bound the
     job checkpoints continuously: rewind 0. It may lengthen the interval as well as shorten it
     (the lever "in-memory checkpoint" of notebooks 03 and 08). Attacks ``rewind`` and sets the
     write cost.
@@ -249,7 +310,7 @@ def checkpoint_at_optimum(budget: RestartBudget, write_cost_min: float, min_inte
     delta = check_non_negative("write_cost_min", write_cost_min)
     bound = check_non_negative("min_interval_min", min_interval_min)
     tau = iv.young_interval(delta, budget.mtbf_min) if delta > 0 else 0.0
-    tau = max(tau, bound)
+    tau = max(tau, bound, budget.step_min)
     return dataclasses.replace(budget, stages=budget.stages.replace(rewind=tau / 2.0), write_cost_min=delta)
 
 
@@ -317,27 +378,55 @@ def reload_from_memory(budget: RestartBudget, reload_min: float) -> RestartBudge
     return budget.with_stages(reload=min(budget.stages.reload, reload_min))
 
 
-def default_levers(scenario: Scenario, data_dir=None) -> list[Lever]:
+def snapshot_checkpoint(budget: RestartBudget, write_cost_min: float, min_interval_min: float, step_min: float,
+                        latency_rewind_min: float, snapshot_share: float = 1.0) -> RestartBudget:
+    """The in-memory checkpoint lever of the per-mode model (notebooks 06 and 08).
+
+    Sets the step (``step_min``: the interval is at least one step) and the rewind that no
+    snapshot saves (``latency_rewind_min``, :mod:`course_lib.modes`), then checkpoints at
+    Young's optimum for the failures that restore from the snapshot (``snapshot_share`` of them:
+    ``tau* = sqrt(2 delta M / share)``), bounded below by ``max(min_interval_min, step_min)``.
+    """
+    share = check_positive("snapshot_share", snapshot_share)
+    delta = check_non_negative("write_cost_min", write_cost_min)
+    step = check_non_negative("step_min", step_min)
+    tau = iv.young_interval(delta, budget.mtbf_min / share) if delta > 0 else 0.0
+    tau = max(tau, check_non_negative("min_interval_min", min_interval_min), step)
+    return dataclasses.replace(budget, step_min=step, write_cost_min=delta if tau > 0 else 0.0,
+                               latency_rewind_min=check_non_negative("latency_rewind_min", latency_rewind_min),
+                               stages=budget.stages.replace(rewind=tau / 2.0))
+
+
+def default_levers(scenario: Scenario, data_dir=None, modes=None) -> list[Lever]:
     """The four levers of notebooks 03 and 08, in stage order, with the scenario's numbers.
 
     Every number comes from ``scenario`` (its targets and its shard, so another fleet gets its
     own reload and snapshot times); only the citation strings are read from data/.
+    modes: a :class:`course_lib.modes.ModeInputs` (None or True: its defaults; False: the
+        single-stage levers, one detection and one restart for every failure): the targets become
+    the share-weighted means over failure modes (a hang is seen only at its timeout, an SDC or a
+    host loss without a peer copy reloads from storage), and the in-memory checkpoint is bounded
+    below by the step, the snapshot and the persist copy, with the step and the rewind no
+    snapshot saves carried into the day (its floor).
     """
+    if modes is not False:
+        return _modal_levers(scenario, data_dir, None if modes is None or modes is True else modes)
     from .data import sourced
 
     lev = sourced("levers.csv", "key", data_dir)
+    ranges = sourced("restart_ranges.csv", "key", data_dir)
     wc = sourced("write_costs.csv", "regime", data_dir, value="bandwidth_gb_per_s")
     detect, resched = scenario.detect_after_min, scenario.reschedule_after_min
     reload, snapshot = scenario.reload_from_memory_min, scenario.snapshot_min
     shard_gb = scenario.shard_bytes / 1e9
-    mem_src = "; ".join(dict.fromkeys((lev["model_params"].source, lev["state_bytes_per_param"].source, lev["host_to_gpu_pinned"].source)))
+    mem_src = "; ".join(dict.fromkeys((lev["model_params"].source, sourced("training_step.csv", "key", data_dir)["ckpt_bytes_per_param"].source, lev["host_to_gpu_pinned"].source)))
     return [
         Lever("heartbeat detection", "detect",
               f"a rank monitor checks every {60 * detect:.3g} s instead of waiting for the next health check or collective timeout",
               lev["heartbeat_check_interval"].source, partial(heartbeat_detection, detect_min=detect)),
         Lever("hot-spare restart", "reschedule",
-              f"in-job restart on a hot spare, re-initialised in {60 * resched:.3g} s, instead of a re-queue",
-              lev["hot_spare_init"].source, partial(hot_spare_restart, reschedule_min=resched)),
+              f"in-job restart on a hot spare, back to training in {60 * resched:.3g} s end to end, instead of a re-queue",
+              ranges["flashrecovery_restore_4800"].source, partial(hot_spare_restart, reschedule_min=resched)),
         Lever("reload from memory", "reload",
               f"read the {shard_gb:.2g} GB shard per GPU back from pinned host memory in {60_000 * reload:.3g} ms",
               mem_src, partial(reload_from_memory, reload_min=reload)),
@@ -345,6 +434,33 @@ def default_levers(scenario: Scenario, data_dir=None) -> list[Lever]:
               f"snapshot to pinned host memory ({60_000 * snapshot:.3g} ms blocking) at the optimal interval",
               wc["snapshot_pinned_host"].source + "; Young, CACM 1974 (interval sqrt(2 delta M))",
               partial(checkpoint_at_optimum, write_cost_min=snapshot)),
+    ]
+
+
+def _modal_levers(scenario: Scenario, data_dir, inputs) -> list[Lever]:
+    from . import modes as md
+    from . import step as st
+
+    inp = md.ModeInputs() if inputs is None else inputs
+    plain = default_levers(scenario, data_dir, modes=False)
+    after = md.after_levers_stages(scenario, inp)
+    step_min = inp.step_min(scenario)
+    persist_min = scenario.write_before_min  # the copy that leaves the host (disk or peer) at the persist bandwidth
+    bound = st.interval_lower_bound_min(step_min, scenario.snapshot_min, persist_min)
+    timeout = inp.timeout_min(scenario)
+    return [
+        dataclasses.replace(plain[0], description=(
+            f"crashes seen within half a {60 * inp.poll_min:.3g} s poll, hangs at a {60 * timeout:.3g} s timeout "
+            f"({inp.safety_factor:g} x the longest gap); {inp.share('hang'):.0%} of failures hang"),
+            function=partial(heartbeat_detection, detect_min=after["detect"])),
+        dataclasses.replace(plain[1], function=partial(hot_spare_restart, reschedule_min=after["reschedule"])),
+        dataclasses.replace(plain[2], description=plain[2].description + (
+            "; an SDC (and a host loss without a peer copy) reads the persisted checkpoint instead"),
+            function=partial(reload_from_memory, reload_min=after["reload"])),
+        dataclasses.replace(plain[3], description=(
+            f"{plain[3].description}, never below max(step {60 * step_min:.3g} s, snapshot, persist {60 * persist_min:.3g} s)"),
+            function=partial(snapshot_checkpoint, write_cost_min=scenario.snapshot_min, min_interval_min=bound,
+                             step_min=step_min, latency_rewind_min=after["latency"], snapshot_share=after["snapshot_share"])),
     ]
 
 

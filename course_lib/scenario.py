@@ -39,17 +39,19 @@ def _defaults_cached(data_dir) -> dict:
 
     stages = sourced("restart_stages.csv", "stage", data_dir)
     lev = sourced("levers.csv", "key", data_dir)
+    step = sourced("training_step.csv", "key", data_dir)
+    ranges = sourced("restart_ranges.csv", "key", data_dir)
     wc = sourced("write_costs.csv", "regime", data_dir, value="bandwidth_gb_per_s")
     return {
         "detect_min": stages["detect"].minutes,
         "reload_min": stages["reload"].minutes,
         "model_params": lev["model_params"].value,
-        "checkpoint_bytes_per_param": lev["state_bytes_per_param"].value,
+        "checkpoint_bytes_per_param": step["ckpt_bytes_per_param"].value,
         "persist_gb_per_s": wc["torch_save_local"].value,
         "snapshot_gb_per_s": lev["gpu_to_host_pinned"].value,
         "restore_gb_per_s": lev["host_to_gpu_pinned"].value,
         "detect_after_min": lev["heartbeat_check_interval"].minutes,
-        "reschedule_after_min": lev["hot_spare_init"].minutes,
+        "reschedule_after_min": ranges["flashrecovery_restore_4800"].minutes,
     }
 
 
@@ -57,9 +59,13 @@ def defaults(data_dir=None) -> dict:
     """The sourced default of every Scenario field that is a number about the outside world.
 
     detect 5 min (a health-check period) and reload 129.5 s (a 405B load), from
-    data/restart_stages.csv; the 405B model and its bytes per parameter, the heartbeat
-    detection and hot-spare restart targets and the pinned host<->GPU bandwidths, from
-    data/levers.csv; the torch.save + fsync bandwidth, from data/write_costs.csv.
+    data/restart_stages.csv; the checkpoint content, 12 bytes per parameter (fp32 master weights
+    and two Adam moments; not ZeRO's 16 B/param of training memory), from data/training_step.csv;
+    the 405B model, the heartbeat
+    detection target and the pinned host<->GPU bandwidths, from
+    data/levers.csv; the torch.save + fsync bandwidth, from data/write_costs.csv; the
+    hot-spare restart target, end to end (FlashRecovery's 150 s on 4,800 devices; MegaScale's
+    "< 30 s" is job initialisation, not failure-to-training), from data/restart_ranges.csv.
     """
     return dict(_defaults_cached(None if data_dir is None else str(data_dir)))
 
@@ -88,7 +94,7 @@ class Scenario(Validated):
         reschedule_min: None: ``minutes_per_restart`` minus the other three stages.
     The checkpoint (notebooks 05 and 06)
         model_params, checkpoint_bytes_per_param: the state each checkpoint saves, sharded over
-            the fleet (data/levers.csv).
+            the fleet (data/levers.csv; 12 B/param of checkpoint content, data/training_step.csv).
         state_gb_per_gpu: checkpoint GB (1e9 bytes) per GPU, if you know it; None: the model's
             state split over ``n_gpus`` (so a bigger fleet has a smaller shard).
         persist_gb_per_s: the synchronous write path (torch.save + fsync to local disk).
@@ -273,12 +279,12 @@ PARAMETER_NOTES = {
     "reschedule_min": "minutes to tear down, replace and restart (None: the rest of the 15)",
     "reload_min": "minutes to read the checkpoint back (ByteCheckpoint's 405B load)",
     "model_params": "parameters of the model (Llama 3 405B)",
-    "checkpoint_bytes_per_param": "checkpoint bytes per parameter (16)",
+    "checkpoint_bytes_per_param": "checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)",
     "state_gb_per_gpu": "checkpoint GB per GPU (None: the model's state split over the fleet)",
     "persist_gb_per_s": "GB/s of today's synchronous write (torch.save + fsync, measured)",
     "write_cost_min": "blocking minutes of today's checkpoint (None: the shard at that speed)",
     "detect_after_min": "detection with a per-rank heartbeat (5 s)",
-    "reschedule_after_min": "restart on a hot spare (30 s)",
+    "reschedule_after_min": "restart on a hot spare, end to end (150 s)",
     "snapshot_gb_per_s": "GB/s of the GPU -> pinned host snapshot (measured)",
     "restore_gb_per_s": "GB/s of the pinned host -> GPU reload (measured)",
     "snapshot_cost_min": "blocking minutes of the in-memory snapshot (None: the shard at that speed)",

@@ -19,14 +19,17 @@ def test_default_answer_is_the_course_question():
     assert a.baseline.fraction_of_day == pytest.approx(s.loss_fraction)  # 2.08 %
     assert a.baseline.stages == rs.baseline_stages(s)
     # the stage levers agree with notebook 03's; the interval lever is at the snapshot's optimum
-    ref = rs.waterfall(rs.baseline_budget(s), rs.default_levers(s))[-1].after
+    ref = rs.waterfall(rs.baseline_budget(s), rs.default_levers(s, modes=True))[-1].after  # the per-mode levers (issue 12)
     assert a.after.stages.detect == ref.stages.detect
     assert a.after.stages.reschedule == ref.stages.reschedule
     assert a.after.stages.reload == pytest.approx(ref.stages.reload)
     assert a.after_levers_minutes_per_day == pytest.approx(ref.minutes_per_day, rel=1e-9)
     # the in-memory checkpoint turns the interval into about a minute
     assert 0.5 < a.interval_after_min < 1.5 < a.interval_before_min
-    assert a.interval_after_min == pytest.approx(math.sqrt(2 * a.snapshot_cost_min * a.baseline.mtbf_min))
+    from course_lib.modes import ModeInputs
+
+    share = 1 - ModeInputs().share("sdc")  # an SDC does not restore from the snapshot
+    assert a.interval_after_min == pytest.approx(math.sqrt(2 * a.snapshot_cost_min * a.baseline.mtbf_min / share))
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(n_gpus=16384, rate_per_gpu_day=8.1e-4),
@@ -39,7 +42,8 @@ def test_answer_is_consistent(kwargs):
     assert sum(a.savings.values()) == pytest.approx(a.baseline.minutes_per_day - a.after.minutes_per_day)
     assert list(a.savings.values()) == sorted(a.savings.values(), reverse=True)  # largest first
     assert a.after.floor_minutes_per_day == pytest.approx(
-        a.failures_per_day * (a.after.stages.detect + a.after.stages.reschedule + a.after.stages.reload))
+        a.failures_per_day * (a.after.stages.detect + a.after.stages.reschedule + a.after.stages.reload
+                              + a.after.step_min / 2 + a.after.latency_rewind_min))  # half a step and the SDC rewind (issue 12)
     assert a.after.floor_minutes_per_day < a.after.minutes_per_day < a.baseline.minutes_per_day
     assert a.interval_before_min == pytest.approx(math.sqrt(2 * a.write_cost_before_min * MINUTES_PER_DAY / a.failures_per_day))
     for lever, g in a.fewer:
@@ -64,7 +68,8 @@ def test_inputs_flow_through():
     assert c.baseline.stages == rs.RestartStages(1, 2, 3, 4)
     d = answer(Scenario.from_params(state_gb_per_gpu=3.3))
     assert d.snapshot_cost_min == pytest.approx(3.3 / 55 / 60, rel=1e-12, abs=0)  # 3.3 GB at the 55 GB/s snapshot path
-    e = answer(Scenario.from_params(detect_after_min=0.5, reschedule_after_min=2.0, reload_after_min=0.1, snapshot_cost_min=0.01))
+    e = answer(Scenario.from_params(detect_after_min=0.5, reschedule_after_min=2.0, reload_after_min=0.1, snapshot_cost_min=0.01),
+               modes=False)  # the single-stage levers: floor lambda (D + R) exactly
     assert e.after.floor_minutes_per_day == pytest.approx(2 * (0.5 + 2.0 + 0.1))
     assert e.after.write_cost_min == 0.01
 
@@ -73,9 +78,10 @@ def test_text_states_the_numbers():
     a = answer()
     t = a.text
     for fragment in (f"{a.baseline.fraction_of_day:.2%}", f"{a.interval_after_min:.2f} min",
-                     f"{a.after.floor_minutes_per_day:.2f} min", f"{a.after.fraction_of_day:.3%}", "4,096-GPU"):
+                     f"{a.after.floor_minutes_per_day:.2f} min", f"{a.after.loss_fraction:.3%}", "4,096-GPU",
+                     f"{a.spread.floor.central:.2%}", "90 % range", "dominates", "No checkpoint lever moves lambda (D + R)"):
         assert fragment in t
-    assert "\n" not in t
+    assert "\n" not in t and "only fewer failures" not in t.lower()
 
 
 @pytest.mark.parametrize("kwargs, name", [

@@ -74,7 +74,7 @@ def test_minimum_interval_bound_and_at_optimal_interval():
     assert out.interval_min == pytest.approx(math.sqrt(2 * 0.5 * b.mtbf_min))
     assert out.write_cost_min == 0.5 and out.stages.detect == b.stages.detect
     # the course's after-levers budget (restart.waterfall) is at the optimum already
-    steps = rs.waterfall(rs.baseline_budget(Scenario()), rs.default_levers(Scenario()))
+    steps = rs.waterfall(rs.baseline_budget(Scenario()), rs.default_levers(Scenario(), modes=False))
     after = steps[-1].after
     assert at_best(after).minutes_per_day == pytest.approx(after.minutes_per_day, rel=1e-12)
 
@@ -192,7 +192,7 @@ def test_regime_write_costs_from_data():
     m = MINUTES_PER_DAY / (4096 * 5e-4)
     assert asy.interval(4096, 5e-4) == pytest.approx(max(iv.young_interval(0.59 / 60, m), 51 / 60), rel=1e-12, abs=0)
     assert asy.interval(4096, 0.5) == pytest.approx(51 / 60, rel=1e-12, abs=0)  # at a high rate the 51 s save binds
-    assert mem.write_cost(4096) == pytest.approx(405e9 * 16 / 4096 / 1e9 / 55 / 60, rel=1e-12, abs=0)
+    assert mem.write_cost(4096) == pytest.approx(405e9 * 12 / 4096 / 1e9 / 55 / 60, rel=1e-12, abs=0)
     assert mem.write_cost(16384) == pytest.approx(mem.write_cost(4096) / 4, rel=1e-12, abs=0)
 
 
@@ -213,13 +213,15 @@ def test_floor_text_is_what_the_dashboard_shows():
     # the text follows the fleet slider: the floor is linear in the fleet at a fixed rate
     bigger = wf.dashboard_answer(n_gpus=8192)
     s8 = Scenario().replace(n_gpus=8192)  # twice the failures; the shard, so the reload from memory, halves
-    assert bigger.after.floor_minutes_per_day == pytest.approx(
-        2 * a.failures_per_day * (s8.detect_after_min + s8.reschedule_after_min + s8.reload_from_memory_min), rel=1e-12, abs=0)
+    from course_lib.modes import per_mode_floor
+
+    # the per-mode floor sum_k lambda_k (D_k + R_k + T_iter / 2 + latency_k) (issue 12)
+    assert bigger.after.floor_minutes_per_day == pytest.approx(sum(per_mode_floor(s8).values()), rel=1e-12, abs=0)
     assert bigger.after.floor_minutes_per_day == pytest.approx(answer(s8).after.floor_minutes_per_day, rel=1e-15, abs=0)
     assert "8,192 GPUs" in wf.floor_text(8192)
     # the levers' slider values set the floor: lambda (D + R)
     e = wf.dashboard_answer(detect_s=60, restart_s=120, reload_ms=60_000)
-    assert e.after.floor_minutes_per_day == pytest.approx(a.failures_per_day * 4.0)
+    assert e.after.floor_minutes_per_day == pytest.approx(sum(per_mode_floor(e.scenario).values()), rel=1e-12)
     assert wf.floor_html(8192) == f"<b>{wf.floor_text(8192).replace('&', '&amp;')}</b>"
     with pytest.raises(ValueError, match="n_gpus"):
         wf.floor_text(0)

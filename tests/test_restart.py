@@ -172,8 +172,9 @@ def test_lever_numbers_come_from_data():
     inp = sourced("levers.csv")
     s = Scenario()
     assert inp["heartbeat_check_interval"].minutes == pytest.approx(5 / 60) == s.detect_after_min
-    assert inp["hot_spare_init"].minutes == pytest.approx(0.5) == s.reschedule_after_min
-    assert s.shard_bytes == pytest.approx(405e9 * 16 / 4096, rel=1e-15, abs=0)
+    # the hot-spare target is end to end (FlashRecovery 150 s), not MegaScale's 30 s of job initialisation
+    assert sourced("restart_ranges.csv")["flashrecovery_restore_4800"].minutes == pytest.approx(2.5) == s.reschedule_after_min
+    assert s.shard_bytes == pytest.approx(405e9 * 12 / 4096, rel=1e-15, abs=0)  # 12 B/param of checkpoint content
     assert s.reload_from_memory_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 55, rel=1e-12, abs=0)
     assert s.snapshot_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 55, rel=1e-12, abs=0)
     assert s.write_before_min * 60 == pytest.approx(s.shard_bytes / 1e9 / 0.87, rel=1e-12, abs=0)
@@ -185,12 +186,12 @@ def test_default_levers_carry_sources_and_stages():
     levers = default_levers(Scenario())
     assert [lv.stage for lv in levers] == list(STAGES)
     assert all(lv.source and lv.description for lv in levers)
-    assert "MegaScale" in levers[1].source and "Resiliency" in levers[0].source
+    assert "FlashRecovery" in levers[1].source and "Resiliency" in levers[0].source
 
 
 def test_default_levers_follow_the_fleet():
     # a bigger fleet has smaller shards, so the memory reload is faster
-    small, big = default_levers(Scenario(n_gpus=1024)), default_levers(Scenario(n_gpus=16384))
+    small, big = default_levers(Scenario(n_gpus=1024), modes=False), default_levers(Scenario(n_gpus=16384), modes=False)
     b = baseline_budget(Scenario())
     assert big[2](b).stages.reload == pytest.approx(small[2](b).stages.reload / 16, rel=1e-12, abs=0)
     # and the snapshot: the interval lever at 16x the fleet writes 1/16 of the bytes
@@ -200,7 +201,7 @@ def test_default_levers_follow_the_fleet():
 def test_levers_receive_their_numbers_from_the_scenario():
     s = Scenario(detect_after_min=0.25, reschedule_after_min=1.5, reload_after_min=0.02, snapshot_cost_min=0.001)
     b = baseline_budget(s)
-    det, res, rel, ckpt = default_levers(s)
+    det, res, rel, ckpt = default_levers(s, modes=False)
     assert det(b).stages.detect == 0.25 and res(b).stages.reschedule == 1.5 and rel(b).stages.reload == 0.02
     assert ckpt(b).write_cost_min == 0.001
     assert ckpt(b).interval_min == pytest.approx(math.sqrt(2 * 0.001 * b.mtbf_min), rel=1e-15, abs=0)

@@ -46,7 +46,7 @@ def _bytes_per_param() -> float:
 # ---------------------------------------------------------------- exercise 1
 @exercise
 def shard_gib() -> NumberCheck:
-    """Exercise 1: GiB of training state per GPU for Llama 3 70B on the question's fleet."""
+    """Exercise 1: GiB of checkpoint content (12 B/param) per GPU for Llama 3 70B on the question's fleet."""
     n = Scenario().n_gpus
     params, bpp = _params(SHARD_MODEL), _bytes_per_param()
     nbytes = sizing.shard_bytes(params, bpp, n)
@@ -54,8 +54,9 @@ def shard_gib() -> NumberCheck:
     per_node = failure_logs().where("run", "Llama 3 405B").rows[0]["gpus_per_node"]
     return NumberCheck("05.1 shard per GPU", right, 0.005, "GiB", (
         Mistake(nbytes / 1e9, "that is GB (10^9 bytes): the task asks for GiB (2^30 bytes)"),
-        Mistake(params * 2 / n / GIB, "that counts the bf16 weights only (2 bytes/parameter): the training state is 16 bytes/parameter (weights, gradients, fp32 master and two Adam moments)"),
-        Mistake(params * (bpp - 4) / n / GIB, "that leaves out the fp32 master weights: 2 + 2 + 4 + 4 + 4 = 16 bytes/parameter"),
+        Mistake(params * 2 / n / GIB, "that counts the bf16 weights only (2 bytes/parameter): a checkpoint saves 12 bytes/parameter (fp32 master weights and two Adam moments)"),
+        Mistake(params * (bpp - 4) / n / GIB, "that leaves out the fp32 master weights: 4 + 4 + 4 = 12 bytes/parameter"),
+        Mistake(params * (bpp + 4) / n / GIB, "that is ZeRO's 16 bytes/parameter of training memory: the fp16 weights and gradients are not saved at a step boundary (12 bytes/parameter)"),
         Mistake(params * bpp / GIB, "that is the whole model's state: fully sharded, each GPU holds 1/N of it"),
         Mistake(nbytes * per_node / GIB, f"that is one node's share ({per_node:.0f} GPUs): the task asks per GPU"),
         Mistake(nbytes / 2**20, "that is MiB: the task asks for GiB"),

@@ -20,6 +20,7 @@ STAGE_COLOURS = {
     "reschedule": "#ff7f0e",
     "reload": "#1f77b4",
     "rewind": "#9467bd",
+    "latency": "#8c564b",  # the rewind past a late-detected corruption (silent data corruption)
     "write": "#7f7f7f",
 }
 
@@ -45,7 +46,7 @@ def stage_bar(budgets: dict[str, RestartBudget], ax=None):
     ax.invert_yaxis()
     ax.set_xlabel("minutes lost per day")
     handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(s) for s in (*STAGES, "write") if s in labels]
+    order = [labels.index(s) for s in (*STAGES, "latency", "write") if s in labels]
     ax.legend([handles[i] for i in order], [labels[i] for i in order], ncol=5, loc="lower center",
               bbox_to_anchor=(0.5, 1.0), fontsize=9)
     return ax

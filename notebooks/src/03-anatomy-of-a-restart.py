@@ -34,12 +34,12 @@ detect_min = None  # minutes to notice a failure (a 5-minute health check)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
-checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
 state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
 detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare (30 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
@@ -202,10 +202,14 @@ for case, tau_c, restart_c in cases:
 #   Resiliency Extension, `FaultToleranceConfig`), instead of the next cluster health check or, worse,
 #   a collective that hangs until its timeout (PyTorch `init_process_group`).
 # - **hot-spare restart**: an in-job restart on a spare node that is already up, instead of a re-queue;
-#   MegaScale (NSDI 2024) cut job initialisation to seconds.
+#   FlashRecovery (arXiv:2509.03047 [@flashrecovery]) has a 4,800-device job back to training in 150 s
+#   end to end (`data/restart_ranges.csv`). MegaScale's 30 s (NSDI 2024) is the job initialisation alone,
+#   one part of that; a new process still pays its start-up, so this lever saves little over a 2.8-minute reschedule.
 # - **reload from memory**: the checkpoint shard is read back from pinned host memory (GEMINI, SOSP
 #   2023, keeps checkpoints in local and remote host memory) at the bandwidth measured for this course
-#   (`data/h200_host.csv` [@h200-measurement]); the shard is the model's mixed-precision training state (bytes per parameter from ZeRO, SC 2020 [@zero2020]) split over the fleet.
+#   (`data/h200_host.csv` [@h200-measurement]); the shard is the checkpoint's content split over the fleet: 12 bytes per
+#   parameter, the fp32 master weights and Adam's two moments (ZeRO, SC 2020 [@zero2020]; `data/training_step.csv`), not the
+#   16 bytes of training memory, whose gradients are not saved.
 # - **in-memory checkpoint**: an in-memory snapshot makes a write cost milliseconds, so the interval can
 #   shrink to Young's optimum (Young, CACM 1974 [@young1974]; [notebook 04](04-optimal-interval.ipynb)). The write is not free: it is counted.
 
@@ -279,10 +283,11 @@ print(f"largest remaining: {largest_after} ({final_parts[largest_after] / final.
 # up to one health-check period to notice a failure, and loses on average half a checkpoint interval
 # of work. Shortening a period is cheap for detection (a heartbeat costs almost nothing) and costs
 # writes for the interval, which is why the interval lever stops at Young's optimum, where rewind and
-# write minutes are equal. What is left is restart work (rescheduling, the hot spare's
-# re-initialisation) and the write/rewind pair: together they are the after-levers loss at the optimum,
+# write minutes are equal. What is left is restart work (the hot spare's 150 s back to training, the
+# largest part by far) and the write/rewind pair: together they are the after-levers loss at the optimum,
 # $\lambda (D + R) + \sqrt{2 \delta \lambda T}$. Its first term, $\lambda (D + R)$, is what [notebook 08](08-the-floor.ipynb) calls the
-# floor: no checkpoint lever moves it, only fewer failures or not restarting the whole job.
+# floor: no checkpoint lever moves it. Fewer failures (a smaller $\lambda$), a smaller $D + R$ (bounded below: a hang
+# is seen only at a timeout, a new process pays its start-up) or stopping fewer GPUs per failure do.
 #
 # **Try it**
 # - Run the notebook with `failures_per_day=4` (papermill or the parameters cell): which savings double, and which do not?
@@ -333,7 +338,7 @@ print(ledger.table())
 # %%
 print(
     f"The {stages.total:g}-minute restart splits into detect {stages.detect:.1f} + reschedule {stages.reschedule:.1f} + "
-    f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and a "
+    f"reload {stages.reload:.1f} + rewind {stages.rewind:.1f} min; heartbeats, hot spares, in-memory reload and an "
     f"in-memory checkpoint, largest first ({', '.join(s.lever.name for s in steps)}), take the loss from "
     f"{budget.fraction_of_day:.2%} to {final.fraction_of_day:.2%} of the day."
 )

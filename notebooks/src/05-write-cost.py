@@ -36,12 +36,12 @@ detect_min = None  # minutes to notice a failure (a 5-minute health check)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
-checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
 state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
 detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare (30 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
@@ -214,7 +214,8 @@ print(f"100x faster write -> interval and waste both shrink by sqrt(100) = {math
 # %% [markdown]
 # ## From your machine to the fleet
 #
-# Fully sharded, each GPU saves its share of the state: $S$ = parameters x 16 bytes / GPUs. The model sizes are
+# Fully sharded, each GPU saves its share of the checkpoint: $S$ = parameters x 12 bytes / GPUs (a checkpoint holds the fp32
+# master weights and Adam's two moments, not the bf16 gradients: `data/training_step.csv`). The model sizes are
 # Llama 3's 8B, 70B and 405B (Llama Team, arXiv:2407.21783, 2024; `data/model_sizes.csv`); the number of GPUs comes
 # from the course's `Scenario`.
 

@@ -32,12 +32,12 @@ detect_min = None  # minutes to notice a failure (a 5-minute health check)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
-checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
 state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
 detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare (30 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
@@ -63,8 +63,9 @@ print(f"fleet MTBF M         : {M:.0f} min")
 print(f"per-GPU shard        : {scenario.model_params:.3g} parameters x {scenario.checkpoint_bytes_per_param:g} B / {scenario.n_gpus:,} GPUs = {shard_gb:.2f} GB")
 
 # %% [markdown]
-# The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 16 bytes of training state per parameter
-# (mixed-precision Adam, ZeRO, SC 2020), spread over the job's GPUs (`data/levers.csv`).
+# The model is Llama 3 405B (Llama Team, arXiv:2407.21783) with 12 bytes of checkpoint content per parameter
+# (the fp32 master weights and Adam's two moments of mixed-precision Adam, ZeRO, SC 2020; `data/training_step.csv`),
+# spread over the job's GPUs.
 #
 # ## The write costs seen in practice
 #

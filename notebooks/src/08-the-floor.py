@@ -4,8 +4,8 @@
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
 # about 15 minutes each). Fix it, and say where the floor is.* Notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb) built the levers:
 # heartbeats, hot spares, reload from memory, and an in-memory checkpoint that makes the optimal
-# interval short. This notebook applies them all in one chain, finds what remains, shows why only
-# fewer failures (or not restarting the whole job) can remove it, and asks how the answer changes
+# interval short. This notebook applies them all in one chain, finds what remains, how sure that
+# number is, why no checkpoint lever removes it and what does, and asks how the answer changes
 # from 1,024 to 131,072 GPUs.
 #
 # **Learning objectives**
@@ -35,12 +35,12 @@ detect_min = None  # minutes to notice a failure (a 5-minute health check)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
-checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
 state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
 detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare (30 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
@@ -58,6 +58,7 @@ from IPython.display import display
 from course_lib import MINUTES_PER_DAY, Scenario, ledger
 from course_lib import floor as fl
 from course_lib import interval as iv
+from course_lib import modes as md
 from course_lib.answer import answer
 from course_lib.data import failure_logs, load_table
 from course_lib.plots.floor import answer_waterfall, ettr_vs_fleet, floor_alternatives, floor_vs_fleet
@@ -75,7 +76,8 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # how many of the baseline's 30 minutes a day are left? More or less than two minutes?
 #
 # Each lever's number is sourced in `data/` ([notebook 03](03-anatomy-of-a-restart.ipynb) cites them): a 5 s heartbeat check (NVIDIA
-# Resiliency Extension), a 30 s hot-spare re-initialisation (MegaScale, NSDI 2024), the shard read
+# Resiliency Extension; a hang is seen only at its timeout), a hot-spare restart back to training in 150 s end to
+# end (FlashRecovery [@flashrecovery]), the shard read
 # back from pinned host memory and snapshotted to it at the bandwidth measured for this course
 # (`data/write_costs.csv` [@h200-measurement]). The write *before* is a plain synchronous
 # `torch.save` + fsync of the same shard (also measured for this course). The in-memory checkpoint
@@ -95,16 +97,47 @@ print(ans.lever_table())
 f = ans.after
 print(f"\ninterval: {ans.interval_before_min:.2f} min with a {60 * ans.write_cost_before_min:.2f} s synchronous write -> "
       f"{ans.interval_after_min:.2f} min with a {60_000 * ans.snapshot_cost_min:.1f} ms in-memory snapshot")
+half_step = f.step_min / 2
 print(f"after the levers: {f.minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
-      f"+ rewind {f.rewind_minutes_per_day:.2f} + writes {f.write_minutes_per_day:.2f}")
-print(f"floor lambda (D + R) = {f.failures_per_day:.2f}/day x ({f.stages.detect:.3f} + {f.stages.reschedule:.3f} + "
-      f"{f.stages.reload:.4f}) min = {f.floor_minutes_per_day:.2f} min/day = {f.floor_fraction:.3%} of the day")
+      f"+ rewind beyond half a step {f.rewind_minutes_per_day - f.failures_per_day * half_step:.2f} + writes {f.write_minutes_per_day:.2f}")
+print(f"floor lambda (D + R + T_step/2 + L) = {f.failures_per_day:.2f}/day x ({f.stages.detect:.3f} + {f.stages.reschedule:.3f} + "
+      f"{f.stages.reload:.4f} + {half_step:.3f} + {f.latency_rewind_min:.3f}) min = {f.floor_minutes_per_day:.2f} min/day "
+      f"= {f.floor_fraction:.3%} of the day")
+print("  (D, R and the corruption latency L are means over the failure modes: the per-mode floor is below)")
 
 # %%
 answer_waterfall(ans)
 plt.show()
 
 # %% [markdown]
+# ### The floor per failure mode, and how sure it is
+#
+# Not every failure costs the same. A crash is seen within half a heartbeat poll; a hang only when its
+# timeout expires; a lost host must reload from a peer's copy; a silent corruption (SDC) rewinds past the
+# work done since it struck (`course_lib.modes`, inputs in `data/`). The floor is the sum over the modes of
+# $\lambda_k (D_k + R_k + T_{step}/2 + L_k)$. Its inputs are ranges, not points: a Monte Carlo over them
+# (`course_lib.uncertainty`) gives the floor's median and 90 % range, and the rank correlation of each input
+# with the loss says which one the answer hangs on. **Predict:** which mode costs most, and which input
+# dominates the range?
+
+# %%
+per_mode = md.per_mode_floor(scenario)
+print(f"{'mode':10s} {'share':>6s} {'floor min/day':>14s}")
+for x in md.mode_stages(scenario):
+    print(f"{x.mode:10s} {x.share:6.1%} {per_mode[x.mode]:14.2f}")
+print(f"{'total':10s} {'':6s} {sum(per_mode.values()):14.2f}  (= the floor, {f.floor_fraction:.3%} of the day)")
+assert abs(sum(per_mode.values()) - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
+r = ans.spread
+print(f"\nMonte Carlo over the inputs' ranges ({r.n:,} draws): floor {r.floor.text()}, after-levers loss {r.loss.text()}")
+print("rank correlation with the after-levers loss: " + ", ".join(
+    f"{k} {v:+.2f}" for k, v in sorted(r.dominance.items(), key=lambda kv: -abs(kv[1]))))
+print(f"the {r.dominant} dominates the range")
+
+# %% [markdown]
+# The central inputs give one number; the draws give a median well above it: the inputs' ranges reach further
+# above their central values than below. Read the answer as the range. What dominates it
+# is the failure rate, the restart time and the hang timeout: none of them a checkpoint setting.
+#
 # The interval lever now checkpoints about once a minute: at a blocking cost of tens of
 # milliseconds, Young's optimum $\sqrt{2\delta M}$ falls from minutes to under one. What remains is
 # made of two different things: the rewind and the writes, which shrink with the write cost, and
@@ -131,14 +164,17 @@ print("loss at tau*  =", loss_star)
 print("delta -> 0    :", floor_expr)
 
 values = {lam: f.failures_per_day, D: f.stages.detect, R: (f.stages.reschedule + f.stages.reload), delta: f.write_cost_min, T: MINUTES_PER_DAY}
-assert abs(float(loss_star.subs(values)) - f.minutes_per_day) < 1e-9
-assert abs(f.fraction_of_day - iv.waste_fraction(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)) < 1e-15
-print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day, the symbolic loss at these numbers agrees, "
-      f"and so does interval.waste_fraction")
+symbolic = float(loss_star.subs(values)) + f.latency_minutes_per_day  # + lambda L: the rewind past a corruption (section 5)
+assert abs(symbolic - f.minutes_per_day) < 1e-3 * f.minutes_per_day
+assert abs(f.fraction_of_day - iv.waste_fraction(f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min)) < 1e-12
+print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day; the symbolic loss at these numbers plus lambda L "
+      f"({f.latency_minutes_per_day:.2f} min/day) gives {symbolic:.4f}, and interval.waste_fraction agrees")
 
 # %% [markdown]
 # The checkpoint term $\sqrt{2\delta\lambda T}$ vanishes with the write cost; $\lambda(D+R)$ is
 # left. Every failure still has to be noticed and the job restarted, however cheap the checkpoint.
+# (course_lib adds $\lambda L$, the work rewound past a silent corruption, and picks the interval over the
+# failures that rewind to the snapshot, so the two agree to 0.1 %, not exactly.)
 #
 # ### A day is not the mean
 #
@@ -150,7 +186,7 @@ print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day, the symbolic loss at thes
 from scipy import stats
 
 day = stats.poisson(f.failures_per_day)
-per_failure_min = f.stages.detect + f.stages.reschedule + f.stages.reload
+per_failure_min = f.floor_minutes_per_day / f.failures_per_day  # the floor of one failure, the modes' mean
 print(f"failures a day: mean {f.failures_per_day:.2f}; the floor costs {per_failure_min:.2f} min per failure")
 print(f"{'failures in a day':>18s} {'share of days':>14s} {'floor that day (min)':>21s}")
 for n_fail in range(0, 6):
@@ -169,15 +205,15 @@ print(f"90 % of days have {lo:.0f} to {hi:.0f} failures: a floor of {lo * per_fa
 # ## 3. Check by simulation
 #
 # `course_lib.simulate` runs Daly's complete model event by event: exponential failures, a failure
-# loses the segment since the last checkpoint, a restart of $D + R$ must itself survive.
+# loses the segment since the last checkpoint, a restart of $D + R$ (plus the corruption latency $L$) must itself survive.
 # **Predict:** will the simulated waste at the after-levers numbers land within three standard
 # errors of the formula?
 
 # %%
 work = sim_days * MINUTES_PER_DAY
-sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost, n_runs=sim_runs, seed=8)
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min, n_runs=sim_runs, seed=8)
 mean, se = sim.mean("waste"), sim.stderr("waste")
-exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min)
 print(f"simulated waste  : {mean:.5%} +- {se:.5%} ({sim_runs:,} jobs of {sim_days} days)")
 print(f"complete model   : {exact:.5%}  (within 3 SE: {abs(mean - exact) < 3 * se})")
 print(f"first order      : {f.fraction_of_day:.5%}  (differs from the complete model by {abs(exact - f.fraction_of_day) / exact:.2%})")
@@ -187,14 +223,15 @@ print("simulated minutes per day of useful work: " + ", ".join(
     f"{k} {v / sim_days:.2f}" for k, v in parts.items() if k != "useful"))
 
 # %% [markdown]
-# The simulation's "restart" minutes are the floor; its "checkpoint" and "rewound" minutes are
-# the two equal halves of $\sqrt{2\delta\lambda T}$.
+# The simulation's "restart" minutes are $\lambda(D + R + L)$, the floor but its half step; its "checkpoint" and
+# "rewound" minutes are the two near-equal halves of $\sqrt{2\delta\lambda T}$.
 #
-# ## 4. What moves the floor: fewer failures, or not restarting the whole job
+# ## 4. What moves the floor: fewer failures, a smaller D + R, or stopping fewer GPUs
 #
-# $\lambda(D+R)$ has two factors. $D + R$ is already seconds after the levers; $\lambda$ is
-# untouched by anything in notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb). Two ways to see how far it could shrink, neither a
-# measured lever for this fleet:
+# No checkpoint lever moves $\lambda(D+R)$. It has two factors. $D + R$ is a few minutes after the levers, most of it
+# the hot spare's 150 s, and it is bounded below: a hang is seen only at a timeout, a new process pays its start-up.
+# $\lambda$ is untouched by anything in notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb). Two ways to see how far fewer failures could
+# shrink it, neither a measured lever for this fleet:
 # - **lemon-node removal (illustrative)**: Kokolis et al. (HPCA 2025 [@kokolis2025], `data/floor_inputs.csv`) cut the share of
 #   large jobs (512+ GPUs) that failed on one research cluster; for Poisson failures over the same job lengths the rate
 #   scales as $\ln(1-p_{after})/\ln(1-p_{before})$. Carried over to another fleet, that factor is an illustration:
@@ -250,7 +287,9 @@ plt.show()
 # **Silent data corruption.** Table 5 attributes a few interruptions to SDC. Its cost is set by
 # how late it is noticed: the job must rewind to a checkpoint taken *before* the corruption, so
 # each event costs the detection latency $L$ on top of $D + R$ (and checkpoints must be kept that
-# long). No source gives $L$; the curve below sweeps it.
+# long). No source gives $L$; the curve below sweeps it. (The per-mode floor of section 1 already counts SDC at
+# the course's assumed one-hour latency, `ModeInputs.sdc_latency_min`, with its own restart; the sweep shows how that
+# term grows with $L$, at the modes' mean restart.)
 
 # %%
 logs = failure_logs()
@@ -395,7 +434,7 @@ print(f"floor at {sizes[-1]:,.0f} GPUs and this rate: {big.floor_minutes_per_day
 # several percent and the half-hour rewind does the rest. Async writes and in-memory snapshots move
 # the break out by an order of magnitude, and then the restart overhead $u_0$ sets it: with a
 # five-minute restart, $\lambda u_0$ reaches 10 % long before the checkpoint term does. With the
-# levers' restart of under a minute (the last row) the break moves out again, by about the ratio of
+# levers' restart of about three minutes (the last row) the break moves out again, by about the ratio of
 # the two restart overheads. The floor grows linearly with the fleet (right panel):
 #
 # **Try it**
@@ -437,8 +476,9 @@ print(
     f"Every lever, largest first, takes the {ans.n_gpus:,}-GPU job from {b.fraction_of_day:.2%} to {f.fraction_of_day:.3%} "
     f"of the day ({f.minutes_per_day:.2f} min/day, checkpointing every {f.interval_min:.2f} min); the floor "
     f"lambda (D + R) = {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%}) stays whatever the checkpoint "
-    f"costs, and only fewer failures (lemon-node removal, at one research cluster's illustrative factor: "
-    f"{alternatives['lemon-node removal'].floor_minutes_per_day:.2f} min/day) or not restarting the whole job move it; "
+    f"costs (90 % range {ans.spread.floor.low:.2%}-{ans.spread.floor.high:.2%}, the {ans.spread.dominant} dominating); no checkpoint "
+    f"lever moves it: fewer failures (lemon-node removal, at one research cluster's illustrative factor: "
+    f"{alternatives['lemon-node removal'].floor_minutes_per_day:.2f} min/day), a smaller D + R or stopping fewer GPUs per failure do; "
     f"a day with 4 or more failures, {p4:.0%} of days, pays at least twice the mean."
 )
 

@@ -10,7 +10,7 @@
 # **Learning objectives**
 # - Turn a fleet's own numbers into the daily restart budget, stage by stage, with the uncertainty of a counted failure rate.
 # - Find the optimal checkpoint interval before and after an in-memory checkpoint, and what each lever saves.
-# - State the after-levers loss and the floor $\lambda(D+R)$, and write the answer in one paragraph.
+# - State the after-levers loss and the floor $\lambda(D+R)$ per failure mode, with its 90 % range and what dominates it, and write the answer in one paragraph.
 #
 # **Time:** 20 minutes. **Prerequisites:** notebooks [03](03-anatomy-of-a-restart.ipynb) (stages and levers), 04-06 (the interval and
 # write costs; [notebook 05](05-write-cost.ipynb) measures a write cost you can paste here), 08 (the floor).
@@ -38,12 +38,12 @@ detect_min = None  # minutes to notice a failure (a 5-minute health check)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
-checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (16)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
 state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
 detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare (30 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
@@ -56,10 +56,12 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy import stats
 
 from course_lib import MINUTES_PER_DAY, Scenario, failures, ledger
 from course_lib.scenario import PARAMETERS
 from course_lib import interval as iv
+from course_lib import modes as md
 from course_lib.answer import answer
 from course_lib.plots.floor import answer_waterfall, floor_alternatives
 from course_lib.simulate import simulate_job
@@ -97,7 +99,8 @@ print(f"\nbaseline loss: {b.minutes_per_day:.1f} min/day = {b.fraction_of_day:.2
 #
 # The first-order waste $\delta/\tau + (\tau/2 + R)/M$ ([notebook 04](04-optimal-interval.ipynb)) is smallest at
 # $\tau^* = \sqrt{2\delta M}$. **Predict:** if the blocking write falls by a factor of 60, by
-# what factor does the best interval fall?
+# what factor does the best interval fall? (Nearly the square root: after the levers the optimum counts only the
+# failures that rewind to the snapshot, which moves it by about 1 %.)
 
 # %%
 m = b.mtbf_min
@@ -107,7 +110,8 @@ print(f"in-memory snapshot: {60 * ans.snapshot_cost_min:8.3f} s -> optimal inter
 ratio_write = ans.write_cost_before_min / ans.snapshot_cost_min
 ratio_tau = ans.interval_before_min / ans.interval_after_min
 print(f"write {ratio_write:.0f}x cheaper -> interval {ratio_tau:.1f}x shorter (sqrt: {math.sqrt(ratio_write):.1f})")
-assert abs(ratio_tau - math.sqrt(ratio_write)) < 1e-9 * ratio_tau
+# the after interval is the optimum over the failures that rewind to the snapshot (an SDC rewinds further), hence ~1 %
+assert abs(ratio_tau - math.sqrt(ratio_write)) < 0.02 * ratio_tau
 assert abs(ans.interval_before_min - iv.young_interval(ans.write_cost_before_min, m)) < 1e-12
 
 # %%
@@ -144,10 +148,29 @@ print(f"\nafter the levers: {f.minutes_per_day:.2f} min/day ({f.fraction_of_day:
 answer_waterfall(ans)
 plt.show()
 
+# %% [markdown]
+# The floor per failure mode ([notebook 08](08-the-floor.ipynb)): crashes, hangs (seen only at a timeout), host losses and
+# silent corruption each cost their own $D_k + R_k + T_{step}/2 + L_k$. Your inputs are ranges, not points: the
+# Monte Carlo gives the floor's median and 90 % range and the input that dominates it. **Predict:** does a
+# checkpoint setting dominate your range?
+
+# %%
+per_mode = md.per_mode_floor(scenario)
+for x in md.mode_stages(scenario):
+    print(f"{x.mode:10s} {x.share:6.1%} of failures: floor {per_mode[x.mode]:6.2f} min/day")
+print(f"{'total':10s} {'':17s} floor {sum(per_mode.values()):6.2f} min/day ({f.floor_fraction:.3%} of the day)")
+r = ans.spread
+print(f"\n90 % ranges ({r.n:,} draws): floor {r.floor.text()}, after-levers loss {r.loss.text()}")
+print("rank correlation with the loss: " + ", ".join(f"{k} {v:+.2f}" for k, v in sorted(r.dominance.items(), key=lambda kv: -abs(kv[1]))))
+day = stats.poisson(f.failures_per_day)
+lo_day, hi_day = day.ppf(0.05), day.ppf(0.95)
+print(f"day to day: 90 % of days have {lo_day:.0f} to {hi_day:.0f} failures, a floor of "
+      f"{lo_day * f.floor_minutes_per_day / f.failures_per_day:.2f} to {hi_day * f.floor_minutes_per_day / f.failures_per_day:.2f} min that day")
+
 # %%
 alternatives = {"after the levers": f} | {lever.name: g for lever, g in ans.fewer}
 floor_alternatives(alternatives)
-plt.title("Only fewer failures lower the floor (alternatives, not a chain)")
+plt.title("Fewer failures lower the floor and the checkpoint term (alternatives, not a chain)")
 plt.show()
 
 # %% [markdown]
@@ -158,8 +181,8 @@ plt.show()
 
 # %%
 work = 30 * MINUTES_PER_DAY
-sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost, n_runs=sim_runs, seed=9)
-exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.stages.restart_cost)
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min, n_runs=sim_runs, seed=9)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min)
 mean, se = sim.mean("waste"), sim.stderr("waste")
 print(f"simulated {mean:.4%} +- {se:.4%}; complete model {exact:.4%}; first order (the answer) {f.fraction_of_day:.4%}")
 print(f"simulation within 3 SE of the complete model: {abs(mean - exact) < 3 * se}")
@@ -173,7 +196,7 @@ assert abs(mean - exact) < 3 * se
 # %%
 print(ans.text)
 if rate_ci is not None:
-    lo, hi = (answer(scenario.replace(rate_per_gpu_day=r)) for r in rate_ci)
+    lo, hi = (answer(scenario.replace(rate_per_gpu_day=r), spread_draws=0) for r in rate_ci)
     print(f"\nWith the 95 % interval of your counted rate, the floor lies between {lo.after.floor_fraction:.3%} and "
           f"{hi.after.floor_fraction:.3%} of the day.")
 

@@ -33,13 +33,14 @@ h200 = {r["key"]: r for r in load_table("h200_host.csv").rows}
 bytes_per_param = scenario.checkpoint_bytes_per_param
 GIB = 2**30  # bytes in a GiB
 print(f"models: {', '.join(f'{m} ({p:.3g} parameters)' for m, p in models.items())}")
-print(f"training state: {bytes_per_param:g} bytes per parameter; fleet: {scenario.n_gpus:,} GPUs")
+print(f"checkpoint content: {bytes_per_param:g} bytes per parameter; fleet: {scenario.n_gpus:,} GPUs")
 
 # %% [markdown]
 # ## Exercise 1 · One GPU's share of a 70B model
 #
-# Mixed-precision Adam keeps 16 bytes of state per parameter (ZeRO, Rajbhandari et al., SC 2020,
-# section 3.1; `data/levers.csv`), and a fully sharded job splits that state evenly over its GPUs.
+# A checkpoint of mixed-precision Adam saves 12 bytes per parameter, the fp32 master weights and Adam's two
+# moments (ZeRO, Rajbhandari et al., SC 2020, section 3.1; `data/training_step.csv`), and a fully sharded job
+# splits them evenly over its GPUs.
 # Model sizes: Llama 3 (Llama Team, arXiv:2407.21783, 2024; `data/model_sizes.csv`).
 #
 # **Task.** Compute the training state each GPU holds for Llama 3 70B on the question's fleet.
@@ -62,9 +63,9 @@ print(f"{models['Llama 3 70B']:.3g} x {bytes_per_param:g} B / {scenario.n_gpus:,
 nb05.shard_gib(answer)
 
 # %% [markdown]
-# **Why.** Sixteen bytes per parameter, not two: a checkpoint must hold everything training needs to
-# resume (bf16 weights and gradients, the fp32 master weights and Adam's two moments), and sharding
-# divides it by every GPU in the job. GB and GiB differ by far more than the 0.5 % tolerance.
+# **Why.** Twelve bytes per parameter, not two: a checkpoint must hold everything training needs to
+# resume (the fp32 master weights and Adam's two moments; the bf16 weights are recast from the master
+# copy, and gradients are not kept across a step boundary), and sharding divides it by every GPU in the job. GB and GiB differ by far more than the 0.5 % tolerance.
 
 # %%
 print(f"{answer * 1024:.0f} MiB per GPU: {answer * 1024 / 64:.1f}x notebook 05's default 64 MiB state")

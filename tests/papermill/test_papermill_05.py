@@ -6,8 +6,8 @@ import nbformat
 import papermill
 import pytest
 
-from course_lib import ledger
-from course_lib.sizing import GIB, shard_bytes
+from course_lib import Scenario, ledger
+from course_lib.sizing import GIB
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "05-write-cost.ipynb"
@@ -27,4 +27,5 @@ def test_notebook_05_follows_injected_parameters(tmp_path, monkeypatch):
     assert all(stored[k]["value"] > 0 for k in ("snapshot_blocking_s_per_gib", "torch_save_blocking_s_per_gib"))
     text = "".join(o.get("text", "") for c in nbformat.read(tmp_path / NAME, as_version=4).cells if c.cell_type == "code" for o in c.outputs)
     assert "every reload bit-exact                      : True" in text
-    assert f"{shard_bytes(405e9, 16, 16384) / GIB:.2f} GiB per GPU on 16,384 GPUs" in text
+    # the 405B model at 12 B/param of checkpoint content, sharded over the injected fleet
+    assert f"{Scenario().replace(n_gpus=16384).shard_bytes / GIB:8.3f} GiB of state per GPU on 16,384 GPUs" in text
