@@ -35,9 +35,9 @@ FLEET_SIZES = tuple(sorted({1024 * 2**k for k in range(8)} | {1536 * 2**k for k 
 SLIDER_LABELS = {
     "n_gpus": "GPUs in the job",
     "rate_per_gpu_day": "failures per GPU-day",
-    "detect_s": "detection D (s)",
+    "detect_s": "crash-detection poll (s)",
     "restart_s": "R: reschedule (s)",
-    "reload_ms": "R: reload (ms)",
+    "reload_ms": "reload from memory (ms)",
     "write_ms": "checkpoint write δ (ms)",
 }
 
@@ -110,7 +110,9 @@ def _sentence(a) -> str:
         f"(D {_duration(st.detect)} + R {_duration(st.reschedule)} + {_duration(st.reload)}) = "
         f"{f.floor_minutes_per_day:.2f} min/day ({100 * f.floor_fraction:.3f} % of the day); "
         f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.fraction_of_day:.3f} %), "
-        f"checkpoint every {f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)})"
+        f"checkpoint every {f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
+        f"a crash is seen within a {_duration(a.scenario.detect_after_min)} poll, a hang only at its timeout; "
+        f"a shard reloads from memory in {_duration(a.scenario.reload_from_memory_min)}"
     )
 
 
