@@ -362,3 +362,64 @@ def test_plots_draw_the_waterfall():
     with pytest.raises(ValueError, match="steps"):
         waterfall_chart([])
     plt.close("all")
+
+
+# ----- what the mutation score found untested after the per-mode rewrite -----
+def test_a_checkpoint_is_never_more_frequent_than_a_step():
+    st_ = RestartStages(1.0, 1.0, 1.0, 0.25)
+    ok = RestartBudget(2.0, st_, 0.01, step_min=0.5)  # rewind = half a step: allowed
+    assert ok.interval_min == 0.5
+    with pytest.raises(ValueError, match="stages.rewind must be >= step_min / 2"):
+        RestartBudget(2.0, st_.replace(rewind=0.2499), 0.01, step_min=0.5)
+
+
+def test_complete_model_loss_and_progress():
+    from course_lib import interval as iv
+
+    b = RestartBudget(2.0, RestartStages(1.0, 2.0, 0.5, 0.5), 0.001, latency_rewind_min=3.0)
+    assert b.per_failure_restart_min == pytest.approx(3.5 + 3.0, rel=1e-15, abs=0)
+    assert b.loss_fraction == pytest.approx(iv.complete_loss_fraction(1.0, 0.001, MINUTES_PER_DAY / 2, 6.5), rel=1e-15, abs=0)
+    assert b.ettr_complete == pytest.approx(1.0 - b.loss_fraction, rel=1e-15, abs=0)
+    assert b.makes_progress
+    edge = RestartBudget(MINUTES_PER_DAY / 10.0, RestartStages(10.0, 0.0, 0.0, 0.0))  # D + R equals the MTBF exactly
+    assert not edge.makes_progress and edge.loss_fraction <= 1.0
+
+
+def test_lever_needs_a_callable_and_the_lever_records_are_frozen():
+    with pytest.raises(ValueError, match="function must be callable"):
+        Lever("x", "detect", "", "", None)
+    lv = default_levers(Scenario(), modes=False)[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lv.name = "y"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        baseline_budget(Scenario()).failures_per_day = 3.0
+
+
+def test_the_reload_lever_describes_the_shard_in_gb():
+    s = Scenario()
+    desc = default_levers(s, modes=False)[2].description
+    assert f"{s.shard_bytes / 1e9:.2g} GB shard" in desc
+
+
+def test_default_levers_are_the_per_mode_ones():
+    s = Scenario()
+    b = baseline_budget(s)
+    modal = waterfall(b, default_levers(s))[-1].after
+    assert modal == waterfall(b, default_levers(s, modes=True))[-1].after
+    assert modal != waterfall(b, default_levers(s, modes=False))[-1].after
+    assert modal.step_min > 0  # the per-mode checkpoint lever carries the step bound
+
+
+def test_snapshot_checkpoint_bounds_and_shares():
+    b = RestartBudget(2.0, RestartStages(1.0, 1.0, 1.0, 5.0))
+    m = b.mtbf_min
+    full = rs.snapshot_checkpoint(b, 0.001, 0.0, 0.1, 0.0)
+    assert full.interval_min == pytest.approx(math.sqrt(2 * 0.001 * m), rel=1e-12, abs=0)
+    half = rs.snapshot_checkpoint(b, 0.001, 0.0, 0.1, 0.0, snapshot_share=0.5)
+    assert half.interval_min == pytest.approx(math.sqrt(2 * 0.001 * m / 0.5), rel=1e-12, abs=0)
+    bound = rs.snapshot_checkpoint(b, 0.001, 5.0, 0.1, 0.0)
+    assert bound.interval_min == 5.0
+    step = rs.snapshot_checkpoint(b, 0.0, 0.0, 0.4, 2.0)  # no write cost: one checkpoint a step
+    assert step.interval_min == 0.4 and step.write_cost_min == 0.0 and step.latency_rewind_min == 2.0
+    free = rs.snapshot_checkpoint(b, 0.0, 0.0, 0.0, 0.0)
+    assert free.interval_min == 0.0 and free.write_cost_min == 0.0
