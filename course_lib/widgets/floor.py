@@ -84,7 +84,8 @@ def dashboard_scenario(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restar
 
 def dashboard_answer(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None):
     """:func:`course_lib.answer.answer` for the dashboard's values (None: the course's value)."""
-    return answer(dashboard_scenario(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))
+    # the sentence and the waterfall use no Monte Carlo range: skip it on every slider move
+    return answer(dashboard_scenario(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms), spread_draws=0)
 
 
 def floor_text(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
