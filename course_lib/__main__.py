@@ -78,7 +78,7 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
                    help="checkpoint state per GPU in GB (> 0; course: 405B parameters x 12 B / GPUs)")
     modes = p.add_argument_group("failure modes, step and spares (the per-mode model of notebooks 03 and 08)")
     modes.add_argument("--hang-share", type=unit_float, metavar="SHARE",
-                       help="share of failures that hang (0-1; the other modes rescaled; course: Llama 3 Table 5 mapped, about 0.56)")
+                       help="share of failures that hang (0-1; the other modes rescaled; course: Llama 3 Table 5 mapped to modes, data/failure_modes.csv)")
     modes.add_argument("--hang-timeout", type=positive_float, metavar="MIN",
                        help="hang timeout in minutes (> the step time; course: safety factor x the longest gap)")
     modes.add_argument("--safety-factor", type=positive_float, metavar="X",
