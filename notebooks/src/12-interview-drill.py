@@ -54,7 +54,6 @@ reload_after_min = None  # minutes to reload from host memory (None: the shard a
 
 # %%
 from course_lib import Scenario, drill, ledger
-from course_lib import modes as md
 from course_lib.answer import answer
 from course_lib.check import nb12
 
