@@ -173,8 +173,8 @@ def _detection(c: _Context):
          "timeout, and what does a too-short one cost?")
     a = (f"The {_s(poll)} is the rank monitor's poll: a **crash** (the process exits) is seen half a poll later, "
          f"{_s(md.half_period(poll))}, and so is a lost host. A **hang** exits nothing: it is seen only when a timeout "
-         f"expires, and the timeout must exceed the longest legitimate gap between heartbeats, here the step "
-         f"({_s(step)}; the blocking snapshot is {_s(s.snapshot_min)}). At {inp.safety_factor:g} x that gap it is "
+         f"expires, and the timeout must exceed the longest legitimate gap between heartbeats, the longer of the "
+         f"step ({_s(step)}) and the blocking snapshot ({_s(s.snapshot_min)}). At {inp.safety_factor:g} x that gap it is "
          f"**{_s(timeout)}**, and {hang:.0%} of failures hang, so the mean detection after the lever is "
          f"{_s(f.stages.detect)}, not {_s(s.detect_after_min)}. Each minute of timeout costs lambda x hang share = "
          f"{per_timeout_min:.2f} min a day. A too-short timeout kills healthy steps: at {TIGHT_TIMEOUT_FACTOR:g} x the "
@@ -237,12 +237,13 @@ def _hot_spare(c: _Context):
                 f"{x.spare_cost_minutes_per_day:.2f} ({inp.spare_gpus:g} / {x.n_gpus:,} of the day): net "
                 f"**{x.hot_spare_net_minutes_per_day:+.2f} min a day**")
 
-    verdict = ("not worth it" if a.hot_spare_net_minutes_per_day < 0 else "worth it")
-    big_verdict = ("worth it" if big.hot_spare_net_minutes_per_day > 0 else "still not worth it")
+    verdict = "not worth it" if a.hot_spare_net_minutes_per_day < 0 else "worth it"
+    big_verdict = "not worth it" if big.hot_spare_net_minutes_per_day < 0 else "worth it"
     q = f"A hot spare is idle: is it worth it at {s.n_gpus:,} GPUs? At {BIGGER_FLEET_FACTOR * s.n_gpus:,}?"
     ans = (f"Charge the spare as lost capacity. {line(a)[0].upper() + line(a)[1:]}: {verdict}. {line(big)[0].upper() + line(big)[1:]}: "
-           f"{big_verdict}, because the failures grow with the fleet while one spare node's share shrinks. Free if the spare "
-           f"is pooled across jobs or runs preemptible work. The alternative is to continue elastically without the "
+           f"{big_verdict}. The saving grows with the failures, so with the fleet, while one spare node's share of the fleet "
+           "shrinks. The spare is free if it is "
+           f"pooled across jobs or runs preemptible work. The alternative is to continue elastically without the "
            f"failed node's {inp.replica_gpus:g}-GPU replica until it is repaired: cheaper than the spare when repairs take "
            f"less than {be:.0f} min at {a.failures_per_day:.2f} failures a day.")
     return q, ans

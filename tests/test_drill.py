@@ -160,3 +160,13 @@ def test_prediction_notebooks_lock_a_guess_before_the_reveal(name):
     lock = next(i for i, c in enumerate(cells) if "my_guess = None" in c and "predict(" in c)
     reveal = next(i for i, c in enumerate(cells) if c.startswith("guess.reveal(") or "\nguess.reveal(" in c)
     assert lock < reveal - 1, "the result cell sits between the guess and the reveal"
+
+
+def test_the_drill_engine_loads_no_screen_and_no_torch():
+    import json
+    import subprocess
+    import sys
+
+    code = "import json, sys, course_lib.drill; print(json.dumps(sorted(sys.modules)))"
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
+    assert not {"matplotlib", "ipywidgets", "torch"} & loaded

@@ -134,7 +134,17 @@ my_floor_min_per_day = None  # type your number (minutes per day)
 nb12.floor_after_levers(my_floor_min_per_day, scenario)
 
 # %% [markdown]
-# ## 2. The follow-ups
+# ## 2. The first answer
+#
+# The answer an expert gives in one paragraph, generated from the same numbers by `course_lib.answer`
+# ([notebook 09](09-your-fleet.ipynb)); the [answer sheet](../ANSWER_SHEET.md) has it in 2 and in 10 minutes.
+# Say yours aloud first, then compare.
+
+# %%
+print(ans.text)
+
+# %% [markdown]
+# ## 3. The follow-ups
 #
 # Each follow-up is what a senior interviewer asks next. Answer it aloud first, in two minutes and with
 # numbers; then run the cell for the model answer. Every number in it is computed by `course_lib` for this
