@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -133,6 +134,21 @@ def _pct(fraction: float, digits: int = 2) -> str:
     return format(fraction, f".{digits}%")
 
 
+def _cite(*sources: str) -> str:
+    """The citation (' [@key1; @key2]' form) of the keys found in sources' text (data/ rows' ``source`` column), each once; '' if none."""
+    keys = []
+    for text in sources:
+        for group in re.findall(r"\[(@[^\[\]]*)\]", text):
+            keys += [k for k in re.findall(r"@([A-Za-z0-9][\w-]*)", group) if k not in keys]
+    return f" [{'; '.join('@' + k for k in keys)}]" if keys else ""
+
+
+def _llama3_source() -> str:
+    from .data import failure_logs
+
+    return failure_logs().where("run", "Llama 3 405B")["source"][0]
+
+
 def _llama3_rate() -> tuple[float, int, int, float]:
     from .data import failure_logs
 
@@ -169,9 +185,13 @@ def _detection(c: _Context):
     tight = TIGHT_TIMEOUT_FACTOR * gap
     kills = md.false_kills_per_day(tight, step, STEP_CV)
     restart_min = f.stages.restart_cost + f.stages.rewind
+    from .data import sourced
+
+    rr = sourced("restart_ranges.csv", "key")
+    cite = _cite(rr["nvrx_workload_check_interval"].source, rr["nvrx_safety_factor"].source)
     q = (f"Your detection is {_s(s.detect_after_min)}: for which failures? What about a hang? How do you set the hang "
          "timeout, and what does a too-short one cost?")
-    a = (f"The {_s(poll)} is the rank monitor's poll: a **crash** (the process exits) is seen half a poll later, "
+    a = (f"The {_s(poll)} is the rank monitor's poll{cite}: a **crash** (the process exits) is seen half a poll later, "
          f"{_s(md.half_period(poll))}, and so is a lost host. A **hang** exits nothing: it is seen only when a timeout "
          f"expires, and the timeout must exceed the longest legitimate gap between heartbeats, the longer of the "
          f"step ({_s(step)}) and the blocking snapshot ({_s(s.snapshot_min)}). At {inp.safety_factor:g} x that gap it is "
@@ -215,8 +235,9 @@ def _host_dies(c: _Context):
     no_peer = md.per_mode_floor(s, dataclasses.replace(inp, peer_copy=False))["host_loss"]
     share = inp.share("host_loss")
     q = "The snapshot is in host memory: what happens when the host dies?"
-    a = (f"Its snapshot dies with it. A lost host is {share:.0%} of failures. If a peer holds a copy (GEMINI's design), "
-         f"the replacement reads the shard from the peer's memory in {_s(s.reload_from_memory_min)} and the host loss "
+    gemini = _cite("[@gemini2023]")
+    a = (f"Its snapshot dies with it. A lost host is {share:.0%} of failures{_cite(_llama3_source())}. If a peer holds a "
+         f"copy (GEMINI's design{gemini}), the replacement reads the shard from the peer's memory in {_s(s.reload_from_memory_min)} and the host loss "
          f"costs {with_peer:.2f} min a day, like a crash. Without one it falls back to the last persisted checkpoint: "
          f"read from storage ({s.reload_min:.2f} min) and a rewind of half the persisted interval "
          f"({s.checkpoint_interval_min / 2:g} min): **{no_peer:.2f} min a day**, {no_peer - with_peer:.2f} more. Either way "
@@ -230,6 +251,7 @@ def _hot_spare(c: _Context):
     s, inp, a = c.s, c.inp, c.a
     big = c.other(n_gpus=BIGGER_FLEET_FACTOR * s.n_gpus)
     be = sp.break_even_repair_min(a.failures_per_day, inp.replica_gpus, inp.spare_gpus)
+    lever = next(x.lever for x in a.steps if x.lever.stage == "reschedule")
 
     def line(x):
         saved = x.savings.get("hot-spare restart", 0.0)
@@ -240,7 +262,8 @@ def _hot_spare(c: _Context):
     verdict = "not worth it" if a.hot_spare_net_minutes_per_day < 0 else "worth it"
     big_verdict = "not worth it" if big.hot_spare_net_minutes_per_day < 0 else "worth it"
     q = f"A hot spare is idle: is it worth it at {s.n_gpus:,} GPUs? At {BIGGER_FLEET_FACTOR * s.n_gpus:,}?"
-    ans = (f"Charge the spare as lost capacity. {line(a)[0].upper() + line(a)[1:]}: {verdict}. {line(big)[0].upper() + line(big)[1:]}: "
+    ans = (f"Charge the spare as lost capacity (the restart target{_cite(lever.source)}, a spare server of "
+           f"{inp.spare_gpus:g} GPUs{_cite(_llama3_source())}). {line(a)[0].upper() + line(a)[1:]}: {verdict}. {line(big)[0].upper() + line(big)[1:]}: "
            f"{big_verdict}. The saving grows with the failures, so with the fleet, while one spare node's share of the fleet "
            "shrinks. The spare is free if it is "
            f"pooled across jobs or runs preemptible work. The alternative is to continue elastically without the "
@@ -264,7 +287,7 @@ def _fleet_and_rate(c: _Context):
     q = "What if the fleet doubles? What if the failure rate is twice Llama 3's?"
     ans = (f"- {row(a, f'today, {s.n_gpus:,} GPUs')}.\n"
            f"- {row(doubled, f'{doubled.n_gpus:,} GPUs')}.\n"
-           f"- {row(worse, f'{RATE_FACTOR:g} x Llama 3 ({RATE_FACTOR * rate:.2e} per GPU-day)')}.\n\n"
+           f"- {row(worse, f'{RATE_FACTOR:g} x Llama 3{_cite(_llama3_source())} ({RATE_FACTOR * rate:.2e} per GPU-day)')}.\n\n"
            "The restart terms and the floor grow in proportion to the failures; the checkpoint term only with the square "
            "root (the interval re-optimises), and a bigger fleet also has a smaller shard, so a cheaper snapshot. "
            "The floor takes over as the job grows.")
@@ -286,7 +309,7 @@ def _floor(c: _Context):
            + ", ".join(f"{m} {v:.2f}" for m, v in per_mode.items()) + f" min a day; the {top} costs most." + rng
            + f" A checkpoint trick changes only the rewind and the writes: a {CHEAPER_SNAPSHOT_FACTOR:g} x cheaper snapshot "
            f"leaves the floor at {cheap.after.floor_minutes_per_day:.2f} min a day. What moves it: fewer failures "
-           f"({lever.name}, failure rate x {lever.factor:.2f}: {g.floor_minutes_per_day:.2f} min a day), a smaller D + R "
+           f"({lever.name}{_cite(lever.source)}, failure rate x {lever.factor:.2f}: {g.floor_minutes_per_day:.2f} min a day), a smaller D + R "
            f"(bounded below by the hang timeout and the restart's start-up), or stopping fewer GPUs per failure.")
     return q, ans
 
@@ -303,7 +326,7 @@ def _sdc(c: _Context):
     ans = (f"It breaks the snapshot's promise. A corruption is noticed only after a latency (the course takes "
            f"{inp.sdc_latency_min:g} min, a judgement), and every snapshot since then holds corrupt state: the job must "
            f"rewind to a persisted checkpoint older than the corruption (keep more than one) and reload it from storage. "
-           f"At a share of {share:.1%} of failures it costs **{per_mode['sdc']:.2f} min a day**, "
+           f"At a share of {share:.1%} of failures{_cite(_llama3_source())} it costs **{per_mode['sdc']:.2f} min a day**, "
            f"{per_mode['sdc'] / f.floor_minutes_per_day:.0%} of the floor, almost all of it the latency; noticed "
            f"{LATENCY_FACTOR:g} x later it would cost {later:.2f}. Silent corruption costs as much as every failure's "
            f"D + R together once its latency passes (1 - s) (D + R) / s = {crossover:.0f} min. The lever is detection "
@@ -324,11 +347,12 @@ def _ettr_gap(c: _Context):
     planned = int(logs.where("run", "Llama 3 405B (with planned)")["events_low"][0]) - ev
     q = (f"Your restart-only ETTR is about {100 * a.after.ettr_complete:.1f} %; Llama 3 reports over {reported:g} %. "
          "Where does the rest go?")
-    ans = (f"Two things differ. First the fleet: Llama 3's log is {ev} unexpected interruptions in {days:g} days on up to "
+    ans = (f"Two things differ. First the fleet: Llama 3's log{_cite(_llama3_source())} is {ev} unexpected interruptions in "
+           f"{days:g} days on up to "
            f"{gpus:,} GPUs, {theirs.failures_per_day:.1f} a day, and at the question's minutes per restart that alone is a "
            f"restart-only ETTR of {100 * theirs.baseline.ettr_complete:.1f} % ({100 * theirs.after.ettr_complete:.1f} % "
            f"with every lever); your {s.n_gpus:,} GPUs fail {a.failures_per_day:.2f} times a day. Second, their figure "
-           f"counts everything and is a lower bound: {planned} planned interruptions in the same days, job start-up, slow "
+           f"counts everything and is a lower bound{_cite(ts['llama3_effective_training_time'].source)}: {planned} planned interruptions in the same days, job start-up, slow "
            "or straggling ranks, data and evaluation stalls, and restarts that take longer than a hot spare. The model "
            f"counts restarts only: {100 * a.baseline.ettr_complete:.1f} % before the levers, "
            f"{100 * a.after.ettr_complete:.2f} % after them. Quote the restart-only number as a ceiling, not as the ETTR a "
@@ -346,7 +370,7 @@ def _how_sure(c: _Context):
     spread = (f"Over the inputs' ranges the floor is {a.spread.floor.text()} and the after-levers loss "
               f"{a.spread.loss.text()}; the {a.spread.dominant} dominates. ") if a.spread else ""
     q = "How sure are you of those numbers?"
-    ans = (f"The rate is counted, so it has an exact Poisson interval: {ev} interruptions give {rate:.2e} per GPU-day, "
+    ans = (f"The rate is counted, so it has an exact Poisson interval: {ev} interruptions{_cite(_llama3_source())} give {rate:.2e} per GPU-day, "
            f"{CONFIDENCE:.0%} CI {lo:.2e} to {hi:.2e}; Llama 3's 'up to' GPU count could make it up to twice as high. {spread}"
            f"The point estimate is {f.floor_minutes_per_day:.2f} min a day. Days also vary: at {a.failures_per_day:.2f} "
            f"failures a day, {p_bad:.0%} of days have {bad} or more, so a daily average hides bad days.")
@@ -359,10 +383,11 @@ def _target_interval(c: _Context):
     m = b.mtbf_min
     need = iv.write_cost_for_interval(TARGET_INTERVAL_MIN, m)
     ratio = a.write_cost_before_min / a.snapshot_cost_min
+    measured = _cite(*(x.lever.source for x in a.steps if x.lever.stage == "rewind"))
     q = f"You want a {TARGET_INTERVAL_MIN:g}-minute interval. What write cost buys it, and which checkpoint gets there?"
     ans = (f"Invert Young: delta = tau^2 / (2 M). At an MTBF of {m / 60:.1f} h a {TARGET_INTERVAL_MIN:g}-minute interval "
            f"is optimal at a blocking cost of **{_s(need)}**. A synchronous torch.save of the {s.shard_bytes / 1e9:.2g} GB "
-           f"shard blocks {_s(a.write_cost_before_min)} (optimum {a.interval_before_min:.1f} min); the in-memory snapshot "
+           f"shard blocks {_s(a.write_cost_before_min)} (optimum {a.interval_before_min:.1f} min); the in-memory snapshot{measured} "
            f"blocks {_s(a.snapshot_cost_min)} (optimum {a.interval_after_min:.2f} min). A {ratio:.0f} x cheaper write gives "
            f"a {a.interval_before_min / a.interval_after_min:.1f} x shorter interval, about the square root "
            f"({math.sqrt(ratio):.1f}). The asynchronous part of a save (the durable copy) does not count in delta, only "
