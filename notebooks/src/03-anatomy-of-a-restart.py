@@ -238,6 +238,12 @@ for lever in levers:
 # **Predict:** rank the four levers by the minutes per day each saves on its own, before you run the next cell.
 
 # %%
+from course_lib.notebook import predict
+
+my_guess = None  # your guess: the name of the lever that saves most on its own, e.g. "hot-spare restart"
+guess = predict("03.top-lever", my_guess)
+
+# %%
 print(f"{'lever':20s} {'stage':10s} {'before':>7s} {'after':>7s} {'saves min/day':>13s}")
 for lever in levers:
     after = lever(budget)
@@ -248,6 +254,10 @@ print(f"\nin-memory checkpoint: {budget.interval_min:g} min -> {interval_after.i
       f"{budget.rewind_minutes_per_day:.2f} -> {interval_after.rewind_minutes_per_day:.2f} min/day, writes "
       f"{budget.write_minutes_per_day:.2f} -> {interval_after.write_minutes_per_day:.2f} min/day, plus the rewind no snapshot "
       f"saves (silent corruption) {interval_after.latency_minutes_per_day:.2f} min/day")
+
+# %%
+by_saving = sorted(levers, key=lambda lever: lever.saving(budget), reverse=True)
+guess.reveal(by_saving[0].name, ranking=[lever.name for lever in by_saving])
 
 # %% [markdown]
 # ## 5. The waterfall, largest first

@@ -93,6 +93,12 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # it is lost with the host unless a peer holds it, so a job still needs the occasional durable checkpoint.
 
 # %%
+from course_lib.notebook import predict
+
+my_guess = None  # your guess: minutes a day left after every lever (type it, run this cell, then the next ones)
+guess = predict("08.after-levers", my_guess, "min/day")
+
+# %%
 b = ans.baseline
 print(ans.lever_table())
 f = ans.after
@@ -105,6 +111,9 @@ print(f"floor lambda (D + R + T_step/2 + L) = {f.failures_per_day:.2f}/day x ({f
       f"{f.stages.reload:.4f} + {half_step:.3f} + {f.latency_rewind_min:.3f}) min = {f.floor_minutes_per_day:.2f} min/day "
       f"= {f.floor_fraction:.3%} of the day")
 print("  (D, R and the corruption latency L are means over the failure modes: the per-mode floor is below)")
+
+# %%
+guess.reveal(f.minutes_per_day)
 
 # %%
 answer_waterfall(ans)
