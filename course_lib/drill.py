@@ -219,7 +219,8 @@ def _every_step(c: _Context):
     a = (f"A checkpoint cannot be taken more often than once per step ({_s(step)}), and a new snapshot cannot start "
          f"before the previous copies are done: the snapshot to host memory ({_s(s.snapshot_min)}) and the copy that "
          f"leaves the host for disk or a peer ({_s(persist)}). So the interval is at least {_s(bound)}; "
-         f"{binding} binds. With the in-memory snapshot the optimum sqrt(2 delta M) is {f.interval_min:.2f} min, "
+         f"{binding} is the longest bound" + (" and sets the interval." if f.interval_min <= bound * (1 + 1e-9) else
+         ", but the optimum lies above it.") + f" With the in-memory snapshot the optimum sqrt(2 delta M) is {f.interval_min:.2f} min, "
          f"{f.interval_min / step:.1f} steps; every step would lose {every_snap.minutes_per_day:.2f} min a day against "
          f"{f.minutes_per_day:.2f} at the optimum: hardly a difference, because the snapshot is cheap. With today's "
          f"synchronous write ({_s(s.write_before_min)} blocking) every step would cost "

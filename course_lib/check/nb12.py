@@ -65,11 +65,16 @@ def first_lever_saving(scenario=None) -> NumberCheck:
     a = _answer(s)
     first = a.steps[0]
     right = first.saved_minutes_per_day
-    stage_per_day = a.baseline.breakdown()[first.lever.stage]
+    parts = a.baseline.breakdown()
     all_levers = a.baseline.minutes_per_day - a.after.minutes_per_day
+    if first.lever.stage == "rewind":  # the in-memory checkpoint attacks the rewind and today's writes at once
+        whole = (parts["rewind"] + parts["write"], "that removes the whole rewind and every write: the snapshot still rewinds "
+                 "half its (shorter) interval, still writes, and cannot save the rewind past a silent corruption")
+    else:
+        whole = (parts[first.lever.stage], f"that removes the whole {first.lever.stage} stage: the lever shortens it, it does "
+                 "not remove it (a hang is still seen only at its timeout, a crash half a poll later)")
     return NumberCheck("12.2 largest term first", right, 0.01, "min/day", (
-        Mistake(stage_per_day, f"that removes the whole {first.lever.stage} stage: the lever shortens it, it does not remove it "
-                "(a hang is still seen only at its timeout, a crash half a poll later)"),
+        Mistake(*whole),
         Mistake(right / a.failures_per_day, "that is minutes per restart: multiply by the failures per day"),
         Mistake(100 * right / MINUTES_PER_DAY, "that is a percentage of the day: the task asks for minutes per day"),
         Mistake(all_levers, "that is what all four levers save together: the task asks for the first one alone"),
