@@ -36,6 +36,7 @@ __all__ = ["MemoryHolder", "HolderServer", "HolderClient", "serve", "send_msg", 
 
 _LEN = struct.Struct(">I")
 MAX_HEADER = 1 << 20
+BUFFER_BYTES = 8 << 20  # socket buffers: fewer wake-ups per copy of a large snapshot
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytearray:
@@ -48,6 +49,16 @@ def _recv_exact(sock: socket.socket, n: int) -> bytearray:
             raise ConnectionError(f"connection closed after {got} of {n} bytes")
         got += k
     return buf
+
+
+def _tune(sock: socket.socket) -> None:
+    """No Nagle delay for the small requests; large kernel buffers for the bulk copies."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, opt, BUFFER_BYTES)
+        except OSError:  # pragma: no cover - a kernel limit
+            pass
 
 
 def send_msg(sock: socket.socket, header: dict, payload: bytes = b"") -> None:
@@ -226,7 +237,7 @@ class HolderClient:
                 try:
                     if self._sock is None:
                         self._sock = socket.create_connection(split_address(self.address), timeout=self.timeout_s)
-                        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                        _tune(self._sock)
                     send_msg(self._sock, header, payload)
                     return recv_msg(self._sock)
                 except (OSError, ConnectionError):

@@ -183,6 +183,9 @@ class TieredCheckpointer(SnapshotCheckpointer):
         self.last_timings: dict = {}
         #: copies that could not be sent (e.g. the buddy's node is gone): (step, address, error)
         self.replication_errors: list = []
+        #: seconds of the last restore: list_s (asking every tier), fetch_s (bytes from a holder or
+        #: the disk), verify_load_s (sha256 + torch.load), summed over the candidates tried
+        self.last_restore: dict = {}
 
     # ----- writing -----
     def _client(self, address: str) -> HolderClient:
@@ -261,7 +264,9 @@ class TieredCheckpointer(SnapshotCheckpointer):
             tier = "own" if address == self.local_holder else "buddy"
             name = f"{tier} copy of shard {self.shard} step {step} at {address}"
             try:
+                t0 = time.perf_counter()
                 data = self._client(address).get(self.job, self.shard, step)
+                self.last_restore["fetch_s"] += time.perf_counter() - t0
             except OSError as exc:
                 skipped.append(f"{name}: unreachable ({type(exc).__name__})")
                 continue
@@ -269,17 +274,27 @@ class TieredCheckpointer(SnapshotCheckpointer):
                 skipped.append(f"{name}: gone")
                 continue
             try:
-                return tier, address, self._checked(load_sealed(data, name), step, name)
+                return tier, address, self._verify_load(data, step, name)
             except CorruptCheckpointError as exc:
                 skipped.append(str(exc))
         path = self.store.path_for(step)
         if path.exists():
             name = f"persisted copy of shard {self.shard} step {step} at {path}"
             try:
-                return "persisted", str(path), self._checked(load_sealed(path.read_bytes(), name), step, name)
+                t0 = time.perf_counter()
+                data = path.read_bytes()
+                self.last_restore["fetch_s"] += time.perf_counter() - t0
+                return "persisted", str(path), self._verify_load(data, step, name)
             except (CorruptCheckpointError, OSError) as exc:
                 skipped.append(str(exc))
         return None
+
+    def _verify_load(self, data, step: int, name: str):
+        t0 = time.perf_counter()
+        try:
+            return self._checked(load_sealed(data, name), step, name)
+        finally:
+            self.last_restore["verify_load_s"] += time.perf_counter() - t0
 
     @staticmethod
     def _checked(obj, step: int, name: str):
@@ -315,8 +330,10 @@ class TieredCheckpointer(SnapshotCheckpointer):
         """
         self.wait()
         t0 = time.perf_counter()
+        self.last_restore = {"list_s": 0.0, "fetch_s": 0.0, "verify_load_s": 0.0}
         skipped: list[str] = []
         listing = self._listing(skipped)
+        self.last_restore["list_s"] = time.perf_counter() - t0
         for step in self.candidate_steps(listing):
             got = self._load_step(step, listing, skipped)
             if self._all_agree(got is not None):
