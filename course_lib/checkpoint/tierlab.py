@@ -109,9 +109,13 @@ def _kill(pid: int) -> None:
             pass
 
 
-def start_holder(stack: ExitStack, host: str = "127.0.0.1", keep: int = 2):
-    """Start a holder process (its own session), registered on ``stack`` for SIGKILL; returns (proc, address)."""
-    proc = subprocess.Popen([sys.executable, str(HOLDER_SCRIPT), "--host", host, "--port", "0", "--keep", str(keep)],
+def start_holder(stack: ExitStack, host: str = "127.0.0.1", keep: int = 2, prefix: tuple = ()):
+    """Start a holder process (its own session), registered on ``stack`` for SIGKILL; returns (proc, address).
+
+    ``prefix`` goes before the command, e.g. ``("ip", "netns", "exec", "node1")`` to start it inside
+    a network namespace, listening on that namespace's ``host`` address.
+    """
+    proc = subprocess.Popen([*prefix, sys.executable, str(HOLDER_SCRIPT), "--host", host, "--port", "0", "--keep", str(keep)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
     stack.callback(_reap, proc)
     line = proc.stdout.readline()  # the holder's first line, or '' if it died

@@ -14,8 +14,8 @@ restart-loop guard (:class:`.guard.RestartGuard`). After each failure the agent 
 guard is told the newest step that generation completed (read from the event log) and the
 failed ranks; when restarts have made no progress ``--max-no-progress-restarts`` times in a row
 (this launcher's own option, removed before torchrun sees the rest; default NVRx's 3) the agent's
-remaining restarts are set to zero, a ``gave_up`` event and a line on stderr name the node, the
-rank and the step, and torchrun ends the job instead of restarting it again. They use private
+remaining restarts are set to zero, a ``gave_up`` event and a line on stderr name the node
+(``FAULTLAB_NODE``, default the host name: set it per node in a multi-node lab), the rank and the step, and torchrun ends the job instead of restarting it again. They use private
 method names of ``torch.distributed.elastic``; if a future PyTorch renames them the lab still
 runs, without the agent events and the guard, and detection falls back to the peers' notice.
 """
