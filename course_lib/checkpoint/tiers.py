@@ -1,9 +1,11 @@
 """A two-tier checkpoint: a snapshot in this node's memory and in a buddy node's memory, and every
 k-th one persisted through the course's checksummed store (notebook 11 uses it).
 
-Why two tiers: a snapshot in host memory reloads in a fraction of the time a storage read takes,
-but a failure that takes the whole host (power supply, chassis, CPU, memory, host maintenance)
-takes that memory with it. A copy in another node's memory (its *buddy*) survives the loss of
+Why two tiers: a snapshot in host memory is cheap enough to take every few steps, so a restore
+from it rewinds little work, and reading it back needs no shared file system that every rank of
+the job hits at once (on one machine the read itself is not always faster than a local disk's:
+benchmarks/results/tiers_restore.md). But a failure that takes the whole host (power supply,
+chassis, CPU, memory, host maintenance) takes that memory with it. A copy in another node's memory (its *buddy*) survives the loss of
 one node; only when a node *and* its buddy are lost does the job fall back to the last persisted
 checkpoint, which is older.
 
@@ -16,8 +18,10 @@ holder (tier ``own``) and to the holder of the next node in a ring of the job's 
 job's process group, so no tier assumes a shared file system. The persisted tier is a
 :class:`~course_lib.checkpoint.safe.CheckpointStore` per shard in a folder all nodes see.
 
-What is on the training step's critical path: only the copy of the state into preallocated
-host buffers (:class:`~course_lib.checkpoint.strategies.SnapshotCheckpointer`'s snapshot). A
+What is on the training step's critical path: the copy of the state into preallocated host
+buffers (:class:`~course_lib.checkpoint.strategies.SnapshotCheckpointer`'s snapshot; on a GPU a
+device-to-host copy on a side stream into pinned memory), and nothing else as long as the
+previous snapshot's replication has finished. A
 background thread then serialises the buffers, seals them (sha256 footer), sends them to both
 holders and, every ``persist_every``-th snapshot, writes them to the store. The next snapshot
 waits for that thread, so a snapshot interval shorter than the replication time makes the
