@@ -127,7 +127,11 @@ def main(argv=None) -> int:
     log("pg_ready", backend="gloo (torchft)")
     start_watchdog(detector, on_hang)
 
-    while manager.current_step() < steps:
+    def going() -> bool:  # train `steps`; then go on (at most grace_steps) until every group is back in
+        n = manager.current_step()
+        return n < steps or (n < steps + cfg["grace_steps"] and manager.num_participants() < cfg["groups"])
+
+    while going():
         opt.zero_grad(set_to_none=False)  # the quorum (and healing, if this group is behind)
         step = manager.current_step() + 1
         full = manager.num_participants() == cfg["groups"]

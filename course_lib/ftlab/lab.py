@@ -83,10 +83,21 @@ class FtResult:
     def events_of(self, ev: str) -> list:
         return [e for e in self.events if e["ev"] == ev]
 
+    @property
+    def steps_committed(self) -> int:
+        """Steps the job committed (the last committed step number)."""
+        return max((e["step"] for e in self.events_of("step_done")), default=0)
+
     def committed_share(self, group: int) -> float:
         """Share of the job's committed steps in which ``group`` took part."""
         mine = {e["step"] for e in self.events_of("step_done") if e["rank"] == group}
-        return len(mine) / self.config.steps
+        return len(mine) / max(self.steps_committed, 1)
+
+    def attempted_share_committed(self, group: int) -> float:
+        """Of the steps ``group`` attempted, the share committed (the others were aborted by a failure)."""
+        done = sum(1 for e in self.events_of("step_done") if e["rank"] == group)
+        aborted = sum(1 for e in self.events_of("step_aborted") if e["rank"] == group)
+        return done / max(done + aborted, 1)
 
 
 def run_ftlab(config: FtConfig = FtConfig(), *, timeout_s: float = 180.0,

@@ -29,7 +29,8 @@ FT_FAILURE_KINDS = ("kill", "hang")
 class FtConfig:
     """Settings of one torchft lab run (times in seconds).
 
-    groups: replica groups (2 or 3 on a laptop). steps: committed steps the job trains.
+    groups: replica groups (2 or 3 on a laptop). steps: committed steps the job trains; if a group
+        is still out then, the others go on until it is back, at most ``grace_steps`` more.
     failures: :class:`Failure` (kill, hang), ``rank`` = the replica group.
     slow: slow-but-healthy steps ``(step, factor, group)``.
     step_compute_s: simulated compute per step (a sleep, as in notebook 07).
@@ -44,6 +45,7 @@ class FtConfig:
 
     groups: int = 2
     steps: int = 40
+    grace_steps: int = 400
     failures: tuple = ()
     slow: tuple = ()
     step_compute_s: float = 0.1
@@ -62,7 +64,7 @@ class FtConfig:
         object.__setattr__(self, "groups", check_int_positive("groups", self.groups))
         if self.groups < 2:
             raise ValueError(f"groups must be an integer >= 2 (a survivor needs a peer; got {self.groups!r})")
-        for name in ("steps", "heartbeat_timeout_ms", "join_timeout_ms", "batch", "features", "hidden"):
+        for name in ("steps", "grace_steps", "heartbeat_timeout_ms", "join_timeout_ms", "batch", "features", "hidden"):
             object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
         for name in ("step_compute_s", "timeout_s", "monitor_interval_s"):
             check_positive(name, getattr(self, name))
