@@ -81,7 +81,7 @@ def test_recovery_from_the_event_log(tmp_path):
     b = badput_buckets(r, 1, 2)
     assert tuple(b) == BADPUT_BUCKETS and sum(b.values()) == pytest.approx(2 * 1.15 + 6.95)
     w = restart_badput({"detect": 1, "reschedule": 4, "reload": 0.2, "rewind": 0.5}, ranks=2)
-    assert sum(w.values()) == pytest.approx(2 * 5.7) and w["program_startup"] == 8
+    assert sum(w.values()) == pytest.approx(2 * 5.7) and w["PROGRAM_STARTUP"] == 8
 
 
 def _our_processes(cfg_marker: str) -> list[int]:
@@ -97,6 +97,7 @@ def _our_processes(cfg_marker: str) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_one_failure_end_to_end(tmp_path):
     """A killed replica group: the survivor keeps committing, the group rejoins from its peer, the replicas
     end identical, every process exits and the lighthouse's port is closed (run_ftlab cleans up also on error)."""

@@ -10,8 +10,9 @@ comparison with notebook 07's tuned whole-job restart. Only :mod:`.job` imports 
 from .events import BADPUT_BUCKETS, Recovery, badput_buckets, recoveries, restart_badput
 from .hang import LearnedHangDetector, start_watchdog
 from .lab import FtResult, load_finals, port_is_open, run_ftlab
+from .results import Comparison, load_comparison, ratio_with_groups
 from .spec import FT_FAILURE_KINDS, FtConfig
 
 __all__ = ["BADPUT_BUCKETS", "FT_FAILURE_KINDS", "FtConfig", "FtResult", "LearnedHangDetector", "Recovery",
-           "badput_buckets", "load_finals", "port_is_open", "recoveries", "restart_badput", "run_ftlab",
+           "Comparison", "badput_buckets", "load_comparison", "load_finals", "ratio_with_groups", "port_is_open", "recoveries", "restart_badput", "run_ftlab",
            "start_watchdog"]

@@ -21,6 +21,9 @@ the safe side for torchft).
 
 :func:`badput_buckets` names the same seconds in the buckets of Google's goodput taxonomy
 (``ml-goodput-measurement``'s ``BadputType``) for a whole-job restart and for a torchft recovery.
+That package's own calculator is not run here: it imports the Google Cloud Logging, Monitoring
+and Storage clients at import time and reads its entries from Cloud Logging (its tests inject a
+mock logger); the course names its own measured seconds in its buckets instead.
 """
 from __future__ import annotations
 
@@ -29,9 +32,16 @@ from dataclasses import asdict, dataclass
 
 __all__ = ["Recovery", "recoveries", "BADPUT_BUCKETS", "badput_buckets", "restart_badput"]
 
-#: Google's goodput taxonomy (``ml_goodput_measurement``'s ``BadputType``), the buckets the course uses.
-BADPUT_BUCKETS = ("initialization", "program_startup", "checkpoint_save", "checkpoint_restore",
-                  "wasted_progress_from_disruption", "other")
+#: Google's goodput taxonomy: the members of ``ml_goodput_measurement``'s ``BadputType`` (0.2.3) that a
+#: restart touches, in its spelling (its TPU initialisation is the accelerator's; data loading and the
+#: elastic buckets do not occur in these labs).
+BADPUT_BUCKETS = ("TPU_INITIALIZATION", "PROGRAM_STARTUP", "UNPRODUCTIVE_CHECKPOINT_SAVE_TIME",
+                  "UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME", "WASTED_PROGRESS_FROM_DISRUPTION",
+                  "INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION", "OTHER")
+
+
+def _buckets(**gpu_s) -> dict[str, float]:
+    return {b: float(gpu_s.get(b, 0.0)) for b in BADPUT_BUCKETS}
 
 
 @dataclass(frozen=True)
@@ -102,38 +112,33 @@ def recoveries(events: list[dict], groups: int) -> list[Recovery]:
 
 
 def badput_buckets(recovery: Recovery, ranks_per_group: int, groups: int) -> dict[str, float]:
-    """GPU-seconds of one torchft recovery in the goodput taxonomy's buckets.
+    """GPU-seconds of one torchft recovery in the goodput taxonomy's buckets (:data:`BADPUT_BUCKETS`).
 
-    Every rank waits the stall (detection and the quorum change: ``other``); the failed group's
-    ranks are, beyond that, restarting (``program_startup``) and then fetching the state from a
-    peer (``checkpoint_restore``: a restore, though from a peer's memory, not from storage);
-    the step it was in is lost (``wasted_progress_from_disruption``: one step at most, no rewind).
+    Every rank waits the stall, until the failure is seen and a quorum without the failed group
+    forms (``INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION``); the failed group's ranks are, beyond that,
+    restarting (``PROGRAM_STARTUP``: process, ``import torch``, torchft's manager), then fetching the
+    state from a peer (``UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME``: a restore, from a peer's memory, not
+    from storage), then waiting for their first committed step (``WASTED_PROGRESS_FROM_DISRUPTION``:
+    no rewind, at most a step). The sum is :meth:`Recovery.gpu_seconds_lost`.
     """
     n, f = groups * ranks_per_group, ranks_per_group
     recover = recovery.recover_s if recovery.recover_s == recovery.recover_s else recovery.restart_s
-    return {
-        "initialization": 0.0,
-        "program_startup": f * recovery.restart_s,
-        "checkpoint_save": 0.0,
-        "checkpoint_restore": f * max(recover - recovery.restart_s, 0.0),
-        "wasted_progress_from_disruption": f * max(recovery.rejoin_s - recover, 0.0),
-        "other": n * recovery.stall_s,
-    }
+    return _buckets(PROGRAM_STARTUP=f * recovery.restart_s,
+                    UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME=f * max(recover - recovery.restart_s, 0.0),
+                    WASTED_PROGRESS_FROM_DISRUPTION=f * max(recovery.rejoin_s - recover, 0.0),
+                    INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION=n * recovery.stall_s)
 
 
 def restart_badput(stages_s: dict[str, float], ranks: int) -> dict[str, float]:
     """GPU-seconds of one whole-job restart (notebook 07's four stages, seconds) in the same buckets.
 
-    detect -> ``other`` (every rank idle until the failure is noticed); reschedule (teardown,
-    process start, ``import torch``, rendezvous, communicator) -> ``program_startup``; reload ->
-    ``checkpoint_restore``; rewound work -> ``wasted_progress_from_disruption``. The lab does not
-    separate accelerator initialisation from program start-up (a CPU has none): ``initialization`` 0.
+    detect -> ``INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION`` (every rank idle until the failure is
+    noticed and the agent acts); reschedule (teardown, process start, ``import torch``, rendezvous,
+    communicator) -> ``PROGRAM_STARTUP``; reload -> ``UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME``; rewound
+    work -> ``WASTED_PROGRESS_FROM_DISRUPTION``. A CPU has no accelerator to initialise
+    (``TPU_INITIALIZATION`` 0); the lab's checkpoint writes are not part of a restart.
     """
-    return {
-        "initialization": 0.0,
-        "program_startup": ranks * stages_s["reschedule"],
-        "checkpoint_save": 0.0,
-        "checkpoint_restore": ranks * stages_s["reload"],
-        "wasted_progress_from_disruption": ranks * stages_s["rewind"],
-        "other": ranks * stages_s["detect"],
-    }
+    return _buckets(PROGRAM_STARTUP=ranks * stages_s["reschedule"],
+                    UNPRODUCTIVE_CHECKPOINT_RESTORE_TIME=ranks * stages_s["reload"],
+                    WASTED_PROGRESS_FROM_DISRUPTION=ranks * stages_s["rewind"],
+                    INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION=ranks * stages_s["detect"])

@@ -86,6 +86,11 @@ def main(argv=None) -> int:
     mine = [f for f in cfg["failures"] if f["rank"] == group]
     failure = mine[gen] if gen < len(mine) else None
     slow = {s[0]: s[1] for s in cfg["slow"] if s[2] == group}
+    from course_lib.faultlab.events import read_events
+
+    for e in read_events(paths["events"]):  # a slow step fires once per job, not once per generation
+        if e["ev"] == "slow" and e["rank"] == group:
+            slow.pop(e["planned"], None)
 
     F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
     model = toy_model(seed, F, H)
@@ -127,9 +132,11 @@ def main(argv=None) -> int:
     log("pg_ready", backend="gloo (torchft)")
     start_watchdog(detector, on_hang)
 
-    def going() -> bool:  # train `steps`; then go on (at most grace_steps) until every group is back in
+    last = {"full": False}
+
+    def going() -> bool:  # train `steps`; then go on (at most grace_steps) until a step with every group commits
         n = manager.current_step()
-        return n < steps or (n < steps + cfg["grace_steps"] and manager.num_participants() < cfg["groups"])
+        return n < steps or (n < steps + cfg["grace_steps"] and not last["full"])
 
     while going():
         opt.zero_grad(set_to_none=False)  # the quorum (and healing, if this group is behind)
@@ -145,9 +152,10 @@ def main(argv=None) -> int:
                 os.kill(os.getpid(), signal.SIGKILL)
             while True:  # hang: never reaches the all-reduce; the learned timeout ends it
                 time.sleep(3600)
-        factor = next((slow.pop(k) for k in sorted(slow) if k <= step), 1.0) if full else 1.0
-        if factor != 1.0:
-            log("slow", step=step, factor=factor)
+        due = [k for k in sorted(slow) if k <= step] if (full and detector.armed) else []  # a slow step tests an armed timeout
+        factor = slow.pop(due[0]) if due else 1.0
+        if due:
+            log("slow", step=step, factor=factor, planned=due[0])
         time.sleep(cfg["step_compute_s"] * factor)
         x, y = toy_batch(seed, step, group, B, target)
         loss = torch.nn.functional.mse_loss(model(x), y)
@@ -167,8 +175,10 @@ def main(argv=None) -> int:
             log("step_aborted", step=step, reason=f"{type(exc).__name__}: {exc}"[:300])
             continue
         if manager.current_step() >= step:
+            last["full"] = manager.num_participants() == cfg["groups"]
             log("step_done", step=step, loss=loss.item(), participants=manager.num_participants())
         else:
+            last["full"] = False
             log("step_aborted", step=step, reason=str(manager.errored())[:300])
     digest = state_digest({"model": model.state_dict(), "optim": inner.state_dict()})
     log("done", step=manager.current_step(), digest=digest)

@@ -9,7 +9,8 @@ that are up before every step. Failures are notebook 07's :class:`~course_lib.fa
 of a group fires in that group's i-th worker generation, at its first step >= ``step`` in
 which every group takes part (the groups start a few steps apart, so step numbers are the
 job's committed steps, not the group's). ``slow`` injects slow-but-healthy steps:
-``(step, factor, group)``, the compute of the first such step ``factor`` times longer.
+``(step, factor, group)``: the compute of the first step >= ``step`` in a full quorum, once the
+group's hang timeout is armed, ``factor`` times longer (each fires once per run).
 """
 from __future__ import annotations
 
