@@ -231,7 +231,9 @@ def markdown(p: dict) -> str:
         "restart; the failed group pays the rejoin, which is a restart of its own (a new process, `import torch`, "
         "torchft's manager) plus the weights from a peer. Here a group is half of the job, so half of the job pays the "
         "rejoin; with G groups it is 1/G (notebook 10). The learned timeout sees a hang after about safety factor x the "
-        "longest step; a slow step longer than that is killed although healthy.",
+        "longest step; a slow step longer than that is killed although healthy. The 10x step comes after the 3x one: "
+        "a 3x step that survives raises the longest step seen, and with it the timeout (safety factor x 3 steps), so "
+        "a factor that spares the 3x step also spares the 10x one here.",
         "",
         f"Measured on a shared machine (load average {m['load_average_1min']} on {m['cores']} cores at the start).",
     ]

@@ -60,7 +60,7 @@ import sympy as sp
 from course_lib import Scenario, ledger
 from course_lib import modes as md
 from course_lib import replicas as rp
-from course_lib.data import load_table, sourced
+from course_lib.data import load_table
 from course_lib.faultlab import Failure, load_benchmark
 from course_lib.ftlab import BADPUT_BUCKETS, FtConfig, load_comparison, ratio_with_groups, run_ftlab
 from course_lib.simulate import simulate_replica_floor
