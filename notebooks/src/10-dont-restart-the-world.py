@@ -174,10 +174,10 @@ print(f"limit G -> infinity: R_w / s = {float((Rw / s_).subs(measured)):.1f}x; t
 
 # %%
 short = {b: b.replace("UNPRODUCTIVE_", "").replace("_FROM_DISRUPTION", "").replace("_TIME", "").lower() for b in BADPUT_BUCKETS}
-print(f"{'':26s}" + "".join(f"{short[b]:>20s}" for b in BADPUT_BUCKETS))
+print(f"{'GPU-s per failure':26s}" + "".join(f"{short[b]:>24s}" for b in BADPUT_BUCKETS))
 for kind, s in cmp.summary.items():
     for name, bk in (("whole-job", s["whole_buckets"]), ("torchft", s["ft_buckets"])):
-        print(f"{kind + ', ' + name:26s}" + "".join(f"{bk[b]:20.2f}" for b in BADPUT_BUCKETS))
+        print(f"{kind + ', ' + name:26s}" + "".join(f"{bk[b]:24.2f}" for b in BADPUT_BUCKETS))
 
 # %% [markdown]
 # The whole-job restart's loss is program start-up on every rank; torchft's is the survivors' wait for the
@@ -206,6 +206,8 @@ print(f"data/replica_lab.csv: a hang is seen after {lab_rows['ftlab_hang_detect_
 
 # %% [markdown]
 # A low factor sees a hang sooner and kills healthy slow steps; a high one spares them and waits longer. The
+# 10x step comes after the 3x one: a 3x step that survives raises the longest step seen, and with it the
+# timeout, so a factor that spares the 3x step spares the 10x one too (the timeout learns). The
 # measurement agrees with the model notebooks 03 and 08 use for the hang's detection, a timeout of
 # safety factor x the longest legitimate gap, now with the lab's own number as its source. At the fleet's
 # step of tens of seconds that timeout is what makes the hang the largest mode of the floor below, whatever
