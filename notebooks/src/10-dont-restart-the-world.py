@@ -242,7 +242,7 @@ for name, per in by.items():
 # GPUs that pay it; the model takes the means, so they must agree within the simulation's error.
 
 # %%
-for g in (1, 4, rp.groups_for(scenario)):
+for g in sorted({1, min(4, rp.groups_for(scenario)), rp.groups_for(scenario)}):  # as many groups as the fleet allows
     r_g = rp.ReplicaInputs(groups=g, stall_min=rep.stall_min, rejoin_min=rep.rejoin_min)
     mean, se = simulate_replica_floor(scenario, r_g, modes_in, n_runs=1500, seed=g)
     model = rp.floor_minutes_per_day_groups(scenario, r_g, modes_in)
