@@ -15,10 +15,11 @@ exit status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
-from ._validate import check_int_positive, check_non_negative, check_positive
+from ._validate import check_int_positive, check_non_negative, check_positive, check_unit_interval
 
 __all__ = ["main", "build_parser"]
 
@@ -43,6 +44,7 @@ def _typed(check, kind: str):
 positive_int = _typed(check_int_positive, "int")
 positive_float = _typed(check_positive, "float")
 non_negative_float = _typed(check_non_negative, "float")
+unit_float = _typed(check_unit_interval, "float")
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -74,14 +76,51 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
                    "the torch.save + fsync bandwidth)")
     p.add_argument("--state-gb", type=positive_float, metavar="GB",
                    help="checkpoint state per GPU in GB (> 0; course: 405B parameters x 12 B / GPUs)")
+    modes = p.add_argument_group("failure modes, step and spares (the per-mode model of notebooks 03 and 08)")
+    modes.add_argument("--hang-share", type=unit_float, metavar="SHARE",
+                       help="share of failures that hang (0-1; the other modes rescaled; course: Llama 3 Table 5 mapped to modes, data/failure_modes.csv)")
+    modes.add_argument("--hang-timeout", type=positive_float, metavar="MIN",
+                       help="hang timeout in minutes (> the step time; course: safety factor x the longest gap)")
+    modes.add_argument("--safety-factor", type=positive_float, metavar="X",
+                       help="hang timeout / longest legitimate gap (>= 1; course: NVRx's 5)")
+    modes.add_argument("--sdc-latency", type=non_negative_float, metavar="MIN",
+                       help="minutes until silent data corruption is noticed (>= 0; course: 60, a judgement)")
+    modes.add_argument("--tokens-per-step", type=positive_float, metavar="TOKENS",
+                       help="tokens per training step (> 0; course: Llama 3's 16M)")
+    modes.add_argument("--tflops-per-gpu", type=positive_float, metavar="TFLOPS",
+                       help="achieved TFLOP/s per GPU (> 0; course: Llama 3 Table 4 at the nearest fleet size)")
+    modes.add_argument("--no-peer-copy", action="store_true",
+                       help="no peer holds the snapshot: a host loss reloads the older persisted checkpoint")
+    modes.add_argument("--spare-gpus", type=non_negative_float, metavar="N", help="idle hot-spare GPUs (>= 0; course: one 8-GPU server)")
+    modes.add_argument("--spares-pooled", action="store_true", help="the spares serve other jobs: charge them nothing")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return p
+
+
+def mode_inputs_from_args(ns):
+    """The per-mode inputs of a CLI call: the course's, with the flags given."""
+    from . import modes as md
+
+    base = md.ModeInputs()
+    given = {"hang_timeout_min": ns.hang_timeout, "safety_factor": ns.safety_factor, "sdc_latency_min": ns.sdc_latency,
+             "tokens_per_step": ns.tokens_per_step, "tflops_per_gpu": ns.tflops_per_gpu, "spare_gpus": ns.spare_gpus}
+    changes = {k: v for k, v in given.items() if v is not None}
+    if ns.hang_share is not None:
+        changes["shares"] = tuple(float(x) for x in md.shares_with_hang(base.shares, ns.hang_share))
+    if ns.no_peer_copy:
+        changes["peer_copy"] = False
+    if ns.spares_pooled:
+        changes["spares_pooled"] = True
+    return dataclasses.replace(base, **changes) if changes else base
 
 
 #: Scenario input -> the flag that sets it (error messages name the flag a person typed).
 FLAGS = {"n_gpus": "--gpus", "rate_per_gpu_day": "--rate", "failures_per_day": "--failures-per-day",
          "detect_min": "--detect", "reschedule_min": "--reschedule", "reload_min": "--reload",
          "checkpoint_interval_min": "--interval", "write_cost_min": "--write-cost", "state_gb_per_gpu": "--state-gb",
+         "hang_timeout_min": "--hang-timeout", "safety_factor": "--safety-factor", "sdc_latency_min": "--sdc-latency",
+         "tokens_per_step": "--tokens-per-step", "tflops_per_gpu": "--tflops-per-gpu", "spare_gpus": "--spare-gpus",
+         "shares": "--hang-share",
          "minutes_per_restart": "--detect/--reload/--interval (the stages must fit in the 15 minutes a restart costs; "
                                 "or give --reschedule)"}
 
@@ -123,7 +162,7 @@ def main(argv=None) -> int:
     from .answer import answer
 
     try:
-        result = answer(scenario_from_args(ns))
+        result = answer(scenario_from_args(ns), modes=mode_inputs_from_args(ns))
     except ValueError as exc:
         print(f"{prog}: error: {_flag_message(exc)}", file=sys.stderr)
         return 2

@@ -50,6 +50,14 @@ def check_non_negative(name: str, value) -> float:
     return x
 
 
+def check_unit_interval(name: str, value) -> float:
+    """Return ``value`` as float; it must lie in the closed interval [0, 1] (a share)."""
+    x = _as_float(name, value, "in [0, 1]")
+    if not 0.0 <= x <= 1.0:
+        raise ValueError(f"{name} must be a finite number in [0, 1] (got {value!r})")
+    return x
+
+
 def check_open_unit(name: str, value) -> float:
     """Return ``value`` as float; it must lie strictly between 0 and 1."""
     x = _as_float(name, value, "in the open interval (0, 1)")

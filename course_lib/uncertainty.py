@@ -21,7 +21,7 @@ with the largest Spearman rank correlation with the output.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import poisson, spearmanr
@@ -58,6 +58,15 @@ class FloorRange:
     loss: Range
     dominance: dict  # {input: Spearman rank correlation with the after-levers loss}
     n: int
+    shifts: dict = field(default_factory=dict)  # {input: median floor with that input alone drawn - point floor}
+
+    @property
+    def shift_sentence(self) -> str:
+        """Why the central value sits where it does against the point value: each input's own shift."""
+        if not self.shifts:
+            return ""
+        parts = ", ".join(f"{name} {100 * v:+.2f}" for name, v in sorted(self.shifts.items(), key=lambda kv: -abs(kv[1])))
+        return f"each input's range alone moves the floor's median from its point value by (percentage points): {parts}"
 
     @property
     def dominant(self) -> str:
@@ -70,25 +79,54 @@ def _tri(rng, lo, mode, hi, n):
 
 
 def floor_range(scenario: Scenario | None = None, inputs: md.ModeInputs | None = None, n: int = 20_000,
-                seed: int = 12, data_dir=None) -> FloorRange:
-    """Central value and 90 % range of the floor and the after-levers loss (notebook 08)."""
+                seed: int = 12, data_dir=None, vary=INPUTS) -> FloorRange:
+    """Central value and 90 % range of the floor and the after-levers loss (notebook 08).
+
+    vary: the uncertain inputs drawn (a subset of :data:`INPUTS`); the others stay at their point
+    values (the scenario's and ``inputs``'). With ``vary=()`` every draw is the point model, so the
+    range collapses onto the first-order floor (tests/test_modes.py). :attr:`FloorRange.shifts`
+    says how far each input alone moves the central value from the point value.
+    """
     from .data import llama3_table5, mode_shares, sourced
 
     s = Scenario() if scenario is None else scenario
     inp = md.ModeInputs() if inputs is None else inputs
     n = check_int_positive("n", n)
+    unknown = set(vary) - set(INPUTS)
+    if unknown:
+        raise ValueError(f"vary must be a subset of {list(INPUTS)} (got {sorted(unknown)})")
     rng = np.random.default_rng(seed)
     k = float(np.sum(llama3_table5(data_dir)["count"]))
-    rate = s.failures_per_day * rng.gamma(k + 0.5, 1.0 / k, n) * rng.uniform(1.0, 2.0, n)
-    hs = mode_shares(data_dir)["hang"]
-    hang = _tri(rng, hs["low"], inp.share("hang"), hs["high"], n)
-    shares = md.shares_with_hang(inp.shares, hang)
     rr = sourced("restart_ranges.csv", "key", data_dir)
+    hs = mode_shares(data_dir)["hang"]
     step = inp.step_min(s)
     gap = max(step, s.snapshot_min)
-    timeout = _tri(rng, 2 * gap, inp.timeout_min(s), max(rr["nccl_collective_timeout"].minutes, inp.timeout_min(s)), n)
-    restart = _tri(rng, rr["deadpool_hot_swap_512"].minutes, s.reschedule_after_min, rr["kokolis_u0_low"].minutes, n)
+    point = {"rate": s.failures_per_day, "hang share": inp.share("hang"), "hang timeout": inp.timeout_min(s),
+             "restart": s.reschedule_after_min}
+    # every input is drawn (the same random stream whatever ``vary`` is), then fixed where not varied
+    draws = {
+        "rate": s.failures_per_day * rng.gamma(k + 0.5, 1.0 / k, n) * rng.uniform(1.0, 2.0, n),
+        "hang share": _tri(rng, hs["low"], point["hang share"], hs["high"], n),
+        "hang timeout": _tri(rng, 2 * gap, point["hang timeout"], max(rr["nccl_collective_timeout"].minutes, point["hang timeout"]), n),
+        "restart": _tri(rng, rr["deadpool_hot_swap_512"].minutes, point["restart"], rr["kokolis_u0_low"].minutes, n),
+    }
+    draws = {name: x if name in vary else np.full(n, point[name]) for name, x in draws.items()}
+    floor, loss = _evaluate(s, inp, step, draws)
+    pct = lambda x: Range(*np.percentile(x, [50, 5, 95]).tolist())  # noqa: E731
+    dom = {name: float(spearmanr(x, loss).statistic) if np.ptp(x) > 0 else 0.0 for name, x in draws.items()}
+    shifts = {}
+    if tuple(vary) == INPUTS:
+        p_floor, _ = _evaluate(s, inp, step, {name: np.array([v]) for name, v in point.items()})
+        for name in INPUTS:
+            alone = {m: draws[m] if m == name else np.full(n, point[m]) for m in INPUTS}
+            shifts[name] = float(np.median(_evaluate(s, inp, step, alone)[0]) - p_floor[0])
+    return FloorRange(pct(floor), pct(loss), dom, n, shifts)
 
+
+def _evaluate(s: Scenario, inp: md.ModeInputs, step: float, draws: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Floor and after-levers loss (fractions of the day) for arrays of the four uncertain inputs."""
+    rate, hang, timeout, restart = (draws[name] for name in INPUTS)
+    shares = md.shares_with_hang(inp.shares, hang)
     ms = md.mode_stages(s, inp)
     idx = {x.mode: i for i, x in enumerate(ms)}
     reload_k = np.array([x.reload for x in ms])
@@ -105,11 +143,7 @@ def floor_range(scenario: Scenario | None = None, inputs: md.ModeInputs | None =
     per_failure = detect + restart + reload + latency
     floor = rate * (per_failure + step / 2) / MINUTES_PER_DAY
     loss = iv.complete_loss_fraction(tau, delta, mtbf, per_failure)
-    floor = np.minimum(floor, loss)  # first order, capped by the complete model's 1 - ETTR (never above 100 %)
-    pct = lambda x: Range(*np.percentile(x, [50, 5, 95]).tolist())  # noqa: E731
-    draws = {"rate": rate, "hang share": hang, "hang timeout": timeout, "restart": restart}
-    dom = {name: float(spearmanr(x, loss).statistic) if np.ptp(x) > 0 else 0.0 for name, x in draws.items()}
-    return FloorRange(pct(floor), pct(loss), dom, n)
+    return np.minimum(floor, loss), loss  # the floor is first order, capped by the complete model's 1 - ETTR
 
 
 def p_at_least(k, failures_per_day) -> float:

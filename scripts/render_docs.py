@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Generate the course's written answers from course_lib (never typed by hand).
 
-Writes ``ANSWER_SHEET.md`` (the interview answer: a 2-minute and a 10-minute version) and
+Writes ``ANSWER_SHEET.md`` (the interview answer: a 2-minute and a 10-minute version, then the
+follow-ups an interviewer asks, from :mod:`course_lib.drill`, the source of notebook 12) and
 the "The answer" block of ``README.md`` between its ``<!-- answer:begin -->`` and
 ``<!-- answer:end -->`` markers. ``--check`` exits 1 when either is out of date
 (tests/test_docs.py runs it), so a change in the data or the maths shows up here.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from course_lib import Scenario, data
+from course_lib import Scenario, data, drill
 from course_lib import failures as fa
 from course_lib import floor as fl
 from course_lib import interval as iv
@@ -40,6 +41,17 @@ def _numbers():
     return dict(s=s, ans=ans, ev=ev, gpus=gpus, days=days, rate=rate, lo=lo, hi=hi, band=band, erratum=erratum,
                 one_minute_delta_s=one_minute_delta_s, breaks=breaks, kok=kok, llama_mtbf=fa.fleet_mtbf_hours(s.n_gpus, rate),
                 llama_fpd=fa.failures_per_day(s.n_gpus, rate))
+
+
+FOLLOW_UPS_HEADING = "## Follow-ups"
+FOLLOW_UPS_INTRO = ("The questions a senior interviewer asks after the first answer, each with a model answer computed by "
+                    "course_lib (`course_lib.drill`, the same source as [notebook 12](notebooks/12-interview-drill.ipynb), "
+                    "which asks them for your own fleet).")
+
+
+def follow_ups_section(text: str) -> str:
+    """The follow-ups section of an answer sheet's text (from its heading to the end)."""
+    return text[text.index(FOLLOW_UPS_HEADING):]
 
 
 def _fmt_gpus(x):
@@ -137,6 +149,12 @@ GPUs per failure (in-process restart, hot swap, per-step fault tolerance).
     A one-host toy proves the restart logic, not the restart time of 4,096 GPUs.
 
 Your own fleet: `python -m course_lib budget --gpus N --rate R ...` or notebook 09.
+
+{FOLLOW_UPS_HEADING}
+
+{FOLLOW_UPS_INTRO}
+
+{drill.markdown(s, base="notebooks/")}
 """
 
 

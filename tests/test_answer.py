@@ -16,7 +16,8 @@ def test_default_answer_is_the_course_question():
     s = Scenario()
     assert a.n_gpus == s.n_gpus
     assert a.failures_per_day == pytest.approx(s.failures_per_day)
-    assert a.baseline.fraction_of_day == pytest.approx(s.loss_fraction)  # 2.08 %
+    assert a.baseline_restart_fraction == pytest.approx(s.loss_fraction)  # the question's 2.08 %: restarts only
+    assert a.baseline.fraction_of_day == pytest.approx(s.loss_fraction + s.write_before_min / s.checkpoint_interval_min)  # + writes
     assert a.baseline.stages == rs.baseline_stages(s)
     # the stage levers agree with notebook 03's; the interval lever is at the snapshot's optimum
     ref = rs.waterfall(rs.baseline_budget(s), rs.default_levers(s, modes=True))[-1].after  # the per-mode levers (issue 12)
@@ -49,7 +50,9 @@ def test_answer_is_consistent(kwargs):
     for lever, g in a.fewer:
         assert g.floor_minutes_per_day == pytest.approx(lever.factor * a.after.floor_minutes_per_day)
     rows = {r.key: r for r in a.rows()}
-    assert rows["baseline_loss_pct"].value == pytest.approx(100 * a.baseline.fraction_of_day)
+    assert rows["baseline_loss_pct"].value == pytest.approx(100 * a.baseline_restart_fraction)
+    assert rows["baseline_total_pct"].value == pytest.approx(100 * a.baseline.fraction_of_day)
+    assert rows["baseline_write_minutes_per_day"].value + rows["baseline_minutes_per_day"].value == pytest.approx(rows["baseline_total_minutes_per_day"].value)
     assert rows["floor_pct"].value == pytest.approx(100 * a.after.floor_fraction)
     assert rows["after_levers_pct"].value == pytest.approx(100 * a.after.fraction_of_day)
     assert rows["interval_after_min"].value == a.interval_after_min
@@ -112,3 +115,39 @@ def test_lever_table_lists_every_lever_in_order_with_what_is_left():
     for line, step in zip(lines[2:], ans.steps):
         assert line.startswith(f"+ {step.lever.name}")
         assert f"{step.saved_minutes_per_day:.2f}" in line and f"{step.after.minutes_per_day:.2f}" in line
+
+
+def test_reported_ettrs_sit_below_the_restart_only_model():
+    from course_lib.answer import reported_ettr
+
+    rows = reported_ettr()
+    assert [r.run for r in rows] == ["Llama 3 405B", "MegaScale", "ByteRobust"]
+    for r in rows:
+        # restarts and checkpoints only, after the levers: what the runs report (every cause) must not beat it
+        assert r.baseline < r.after_levers < 1 and r.reported <= r.after_levers
+        assert r.other_causes_at_most == pytest.approx(r.after_levers - r.reported)
+        assert r.after_levers == pytest.approx(answer(Scenario().replace(n_gpus=r.gpus), spread_draws=0).after.ettr_complete)
+    worse = reported_ettr(Scenario().replace(rate_per_gpu_day=2 * Scenario().rate_per_gpu_day))
+    assert all(w.after_levers < r.after_levers for w, r in zip(worse, rows))
+
+
+def test_custom_mode_inputs_flow_through_levers_and_range():
+    import dataclasses
+    from course_lib import modes as md
+    from course_lib import uncertainty as un
+
+    inp = dataclasses.replace(md.ModeInputs(), peer_copy=False, hang_timeout_min=5.0)
+    a, d = answer(Scenario(), modes=inp), answer()
+    assert a.after.floor_minutes_per_day > d.after.floor_minutes_per_day
+    assert a.after.floor_minutes_per_day == pytest.approx(sum(md.per_mode_floor(Scenario(), inp).values()))
+    point = un.floor_range(Scenario(), inp, n=50, vary=())  # no input drawn: the range is the point model
+    assert point.floor.low == pytest.approx(a.after.floor_fraction) == pytest.approx(point.floor.high)
+    assert "central value sits above the point value" in a.text
+    with pytest.raises(ValueError, match="vary"):
+        un.floor_range(vary=("weather",))
+
+
+def test_hot_spare_is_judged_net_of_its_cost():
+    small, large = answer(), answer(Scenario().replace(n_gpus=16384))
+    assert small.hot_spare_net_minutes_per_day < 0 < large.hot_spare_net_minutes_per_day  # 8 idle GPUs weigh 4x more at 4,096
+    assert "pooled" in small.text and "worth keeping" in large.text

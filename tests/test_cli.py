@@ -85,3 +85,41 @@ def test_help_names_the_program_a_person_typed():
     out = subprocess.run([sys.executable, "-m", "course_lib", "--help"], capture_output=True, text=True, timeout=120).stdout
     assert out.startswith("usage: python -m course_lib ")
     assert "course: 2.16 min" in " ".join(out.split())  # --reload takes minutes, so its default is given in minutes
+
+
+def test_mode_flags_reach_the_per_mode_model(capsys):
+    from course_lib import modes as md
+    import dataclasses
+
+    argv = ["budget", "--hang-share", "0.8", "--hang-timeout", "10", "--sdc-latency", "120", "--no-peer-copy",
+            "--spare-gpus", "16", "--spares-pooled", "--tokens-per-step", "8e6", "--tflops-per-gpu", "400", "--json"]
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)
+    base = md.ModeInputs()
+    inp = dataclasses.replace(base, shares=tuple(md.shares_with_hang(base.shares, 0.8)), hang_timeout_min=10,
+                              sdc_latency_min=120, peer_copy=False, spare_gpus=16, spares_pooled=True,
+                              tokens_per_step=8e6, tflops_per_gpu=400)
+    a = answer(Scenario(), modes=inp)
+    assert got["floor_minutes_per_day"]["value"] == pytest.approx(a.after.floor_minutes_per_day)
+    assert got["floor_minutes_per_day"]["value"] > answer().after.floor_minutes_per_day  # longer hangs, no peer copy
+    assert got["spare_cost_minutes_per_day"]["value"] == 0.0  # pooled
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--hang-share", "1.5"], "--hang-share"), (["--hang-share", "-0.1"], "--hang-share"),
+    (["--safety-factor", "0.5"], "--safety-factor"), (["--hang-timeout", "0.1"], "--hang-timeout"),
+    (["--spare-gpus", "-1"], "--spare-gpus"), (["--tokens-per-step", "0"], "--tokens-per-step"),
+    (["--sdc-latency", "-5"], "--sdc-latency"), (["--tflops-per-gpu", "abc"], "--tflops-per-gpu"),
+])
+def test_bad_mode_values_name_the_flag(argv, flag, capsys):
+    assert main(["budget", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0]
+
+
+@pytest.mark.parametrize("argv", [["--gpus", "1000000"], ["--failures-per-day", "2000"]])
+def test_no_percentage_above_100_at_any_scale(argv, capsys):
+    assert main(["budget", *argv, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert all(v["value"] <= 100 for k, v in got.items() if k != "text" and v["unit"].startswith("%"))
+    assert "faster than the job restarts" in got["text"]

@@ -327,3 +327,14 @@ def test_fleet_size_at_ettr_bounds_and_defaults():
         with pytest.raises(ValueError, match="hi must be > lo"):
             fl.fleet_size_at_ettr(mem, 5e-4, lo=lo, hi=hi)
     assert fl.fleet_size_at_ettr(mem, 5e-4, hi=n90 * (1 + 1e-12)) == pytest.approx(n90, rel=1e-9)
+
+
+def test_dashboard_sentence_never_prints_a_loss_above_100_percent():
+    import re
+
+    from course_lib.widgets.floor import FLEET_SIZES, floor_text
+
+    text = floor_text(n_gpus=max(FLEET_SIZES), rate_per_gpu_day=10**-2.5)  # the sliders' far corner
+    assert "faster than the job restarts" in text
+    assert all(float(p) <= 100 for p in re.findall(r"([\d.]+) %", text))
+    assert "Floor" in floor_text()  # the course's fleet keeps the floor sentence

@@ -49,11 +49,13 @@ def budgets(draw, write=True):
 def test_baseline_reproduces_the_question():
     s = Scenario()
     b = baseline_budget(s)
-    assert b.minutes_per_day == pytest.approx(s.minutes_lost_per_day) == pytest.approx(30.0)
-    assert b.fraction_of_day == pytest.approx(s.loss_fraction)
-    assert round(100 * b.fraction_of_day, 2) == 2.08
+    assert b.restart_minutes_per_day == pytest.approx(s.minutes_lost_per_day) == pytest.approx(30.0)
+    assert round(100 * b.restart_minutes_per_day / MINUTES_PER_DAY, 2) == 2.08  # the question's 2 %: restarts only
     assert b.stages.total == pytest.approx(s.minutes_per_restart)
-    assert b.write_minutes_per_day == 0.0
+    # today's synchronous write, every interval, is counted beside the restarts (like with like)
+    assert b.write_cost_min == s.write_before_min > 0
+    assert b.write_minutes_per_day == pytest.approx(s.write_before_min * MINUTES_PER_DAY / s.checkpoint_interval_min)
+    assert b.minutes_per_day == pytest.approx(30.0 + b.write_minutes_per_day)
 
 
 def test_baseline_stages_from_data():
@@ -75,8 +77,8 @@ def test_baseline_follows_any_scenario(restarts, per_restart, frac):
     s = Scenario().replace(failures_per_day=restarts, minutes_per_restart=per_restart, checkpoint_interval_min=2 * frac * per_restart)
     assert s.restart_total_min == pytest.approx(per_restart)
     b = baseline_budget(s)
-    assert b.minutes_per_day == pytest.approx(s.minutes_lost_per_day)
-    assert b.fraction_of_day == pytest.approx(s.loss_fraction)
+    assert b.restart_minutes_per_day == pytest.approx(s.minutes_lost_per_day)
+    assert b.fraction_of_day == pytest.approx(s.loss_fraction + s.write_before_min / s.checkpoint_interval_min)
 
 
 def test_baseline_rejects_negative_remainder():
@@ -129,7 +131,8 @@ def test_copies():
     assert b2.stages.detect == 1.0 and b.stages.detect == 5.0
     assert b2.stages.reschedule == b.stages.reschedule
     b3 = b.with_failures_per_day(4)
-    assert b3.minutes_per_day == pytest.approx(2 * b.minutes_per_day)
+    assert b3.restart_minutes_per_day == pytest.approx(2 * b.restart_minutes_per_day)
+    assert b3.write_minutes_per_day == b.write_minutes_per_day  # writes do not scale with failures
     assert b.with_write_cost(0.1).write_minutes_per_day == pytest.approx(0.1 * MINUTES_PER_DAY / b.interval_min)
 
 
@@ -327,7 +330,7 @@ def test_order_by_saving_beats_every_order_at_each_step_on_defaults():
     savings = [s.saved_minutes_per_day for s in steps]
     assert savings == sorted(savings, reverse=True)
     assert sum(savings) == pytest.approx(b.minutes_per_day - steps[-1].after.minutes_per_day)
-    assert [s.lever.stage for s in steps[:2]] == ["detect", "rewind"]  # detection and rewind dominate
+    assert {s.lever.stage for s in steps[:2]} == {"detect", "rewind"}  # rewind (with the writes it saves) and detection dominate
 
 
 def test_order_ties_keep_input_order():

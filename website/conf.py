@@ -44,3 +44,4 @@ html_theme_options = {
     "home_page_in_toc": True,
     "navigation_with_keys": False,
 }
+nb_render_markdown_format = "myst"  # markdown outputs (notebook 12's follow-ups) resolve their links to other pages

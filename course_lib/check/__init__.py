@@ -19,10 +19,14 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
-__all__ = ["Feedback", "Mistake", "grade", "grade_expr", "NO_ANSWER_YET"]
+__all__ = ["Feedback", "Mistake", "grade", "grade_expr", "NO_ANSWER_YET", "NO_TYPED_ANSWER"]
 
 #: The message for an exercise whose stub has not been replaced yet (its ``answer`` is None).
 NO_ANSWER_YET = "no answer yet: replace the `raise NotImplementedError(...)` line in the cell above with your code, then run this check again"
+
+#: The message for a typed-in answer (notebook 12's drill) that is still None.
+NO_TYPED_ANSWER = ("no answer yet: put your number in place of None in the cell above (or replace its "
+                   "`raise NotImplementedError(...)` line with your code), then run this check again")
 
 #: Verdict word, text colour and background of the HTML verdict (WCAG AA contrast on the background).
 _VERDICTS = {True: ("Correct", "#1a7f37", "#e9f6ec"), False: ("Not yet", "#b8400b", "#fdf0e8")}

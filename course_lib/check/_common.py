@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from tokenize import TokenError
 
-from . import NO_ANSWER_YET, Feedback, Mistake, grade, grade_expr
+from . import NO_ANSWER_YET, NO_TYPED_ANSWER, Feedback, Mistake, grade, grade_expr
 
 __all__ = ["NumberCheck", "ExprCheck", "REGISTRY", "exercise", "registry", "combine", "pair"]
 
@@ -133,7 +133,9 @@ def exercise(builder: Callable[[], Spec] | None = None, *, grade: Callable[..., 
     """Declare an exercise: register ``builder`` under ``"nbNN.name"`` and return its public check.
 
     ``builder()`` takes nothing and returns the exercise's :class:`NumberCheck` or
-    :class:`ExprCheck`; the returned function is ``name(answer) -> Feedback``. A multi-part
+    :class:`ExprCheck`; the returned function is ``name(answer) -> Feedback``. A builder with a
+    ``scenario`` parameter (default None: the course's) is graded at the learner's scenario:
+    ``name(answer, scenario)``, an answer typed into a notebook cell (notebook 12's drill). A multi-part
     exercise returns ``{part: check}`` and names a ``grade(parts, *answers) -> Feedback`` that
     combines them (``@exercise(grade=...)``); its public check takes the answers. Either way the
     check keeps the builder's name and docstring, and ``name.spec`` is the builder.
@@ -142,7 +144,13 @@ def exercise(builder: Callable[[], Spec] | None = None, *, grade: Callable[..., 
         return functools.partial(exercise, grade=grade)
     key = f"{builder.__module__.rsplit('.', 1)[-1]}.{builder.__name__}"
 
-    if grade is None:
+    if grade is None and "scenario" in inspect.signature(builder).parameters:
+        def check(answer, scenario=None) -> Feedback:  # graded at the learner's scenario (notebook 12)
+            if answer is None or answer is Ellipsis:
+                spec = builder(scenario)
+                return Feedback(False, NO_TYPED_ANSWER, spec.exercise)
+            return builder(scenario)(answer)
+    elif grade is None:
         def check(answer) -> Feedback:
             return builder()(answer)
     else:

@@ -35,7 +35,7 @@ def hourly_interval_loss() -> NumberCheck:
     stages = budget.stages
     lam = budget.failures_per_day
     hourly = budget.with_stages(rewind=HOURLY_INTERVAL_MIN / 2)
-    right = 100 * hourly.fraction_of_day
+    right = 100 * hourly.restart_minutes_per_day / MINUTES_PER_DAY  # the question's measure: restarts only
 
     def pct(minutes_per_restart):
         return 100 * lam * minutes_per_restart / MINUTES_PER_DAY
@@ -44,9 +44,10 @@ def hourly_interval_loss() -> NumberCheck:
         Mistake(pct(stages.restart_cost + HOURLY_INTERVAL_MIN), "you rewound the whole interval: a failure lands on average halfway through it, so the mean rewind is interval / 2"),
         Mistake(pct(HOURLY_INTERVAL_MIN / 2), "you forgot the restart term: detect + reschedule + reload are still paid at every failure"),
         Mistake(pct(stages.total + HOURLY_INTERVAL_MIN / 2), f"the {stages.total:g} minutes already contain the baseline's {stages.rewind:g}-minute rewind: replace the rewind stage, do not add to it"),
-        Mistake(100 * budget.fraction_of_day, f"that is the baseline with its {2 * stages.rewind:g}-minute interval: set the rewind to interval / 2 for the hourly interval"),
+        Mistake(100 * hourly.fraction_of_day, "that counts the blocking writes too: the question's 2 % counts restarts only, so count restarts only here"),
+        Mistake(100 * budget.restart_minutes_per_day / MINUTES_PER_DAY, f"that is the baseline with its {2 * stages.rewind:g}-minute interval: set the rewind to interval / 2 for the hourly interval"),
         Mistake(right / 100, "that is a fraction: the task asks for a percentage of the day"),
-        Mistake(hourly.minutes_per_day, "that is minutes per day: divide by the minutes in a day and give a percentage"),
+        Mistake(hourly.restart_minutes_per_day, "that is minutes per day: divide by the minutes in a day and give a percentage"),
         Mistake(hourly.stages.total, "that is the minutes of one restart: multiply by the failures per day and divide by the day"),
     ))
 

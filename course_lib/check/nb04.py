@@ -18,7 +18,7 @@ from ._common import ExprCheck, NumberCheck, exercise
 
 __all__ = [
     "PFS_REGIME",
-    "BASELINE_REGIME",
+    "baseline_write_min",
     "job_inputs",
     "pfs_interval",
     "planned_symbols",
@@ -27,13 +27,17 @@ __all__ = [
 ]
 
 PFS_REGIME = "pfs_sync"  # exercise 1's write cost (a row of data/write_costs.csv)
-BASELINE_REGIME = "dcp_async_7b"  # notebook 04's baseline write cost, exercise 3's
 
 
 def job_inputs() -> tuple[float, float]:
     """(M, R) in minutes as notebook 04 defines them from the Scenario."""
     s = Scenario()
     return s.fleet_mtbf_hours * 60, s.restart_total_min - s.mean_rewind_min
+
+
+def baseline_write_min() -> float:
+    """Notebook 04's baseline write (exercise 3's): the course's synchronous write of the shard, in minutes."""
+    return Scenario().write_before_min
 
 
 def _blocking_min(regime: str) -> float:
@@ -52,7 +56,7 @@ def pfs_interval() -> NumberCheck:
         Mistake(iv.optimal_interval_exact(delta, m) / 60, "that is hours: the task asks for minutes"),
         Mistake(iv.optimal_interval_exact(delta * 60, m), "the write cost is in seconds in the table: convert it to minutes (/60) before mixing it with M in minutes"),
         Mistake(iv.young_interval(delta, m / 60), "M must be in minutes, like delta: you used hours"),
-        Mistake(iv.optimal_interval_exact(_blocking_min(BASELINE_REGIME), m), "that is notebook 04's baseline write cost: the task asks for the parallel-file-system write (pfs_sync)"),
+        Mistake(iv.optimal_interval_exact(baseline_write_min(), m), "that is notebook 04's baseline write cost: the task asks for the parallel-file-system write (pfs_sync)"),
     ))
 
 
@@ -88,7 +92,7 @@ def planned_stops_interval() -> ExprCheck:
 def waste_at_twice_optimum() -> NumberCheck:
     """Exercise 3: the simulated waste (fraction of useful work) at twice the exact optimal interval."""
     m, r = job_inputs()
-    delta = _blocking_min(BASELINE_REGIME)
+    delta = baseline_write_min()
     tau = iv.optimal_interval_exact(delta, m)
     right = iv.expected_waste(2 * tau, delta, m, r)
     return NumberCheck("04.3 waste at twice the optimum", right, 0.01, "", (

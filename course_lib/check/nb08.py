@@ -4,6 +4,7 @@
 - :func:`kokolis_ettr`: Kokolis et al.'s expected ETTR at their inputs and a 15-minute interval.
 - :func:`sdc_crossover`: sympy, the SDC detection latency at which silent data corruption
   costs as much as the floor of all unexpected failures.
+- :func:`floor_at_hang_share`: the per-mode floor (min/day) when a larger share of failures hang.
 """
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ __all__ = [
     "kokolis_ettr",
     "sdc_symbols",
     "sdc_crossover",
+    "HANG_SHARE",
+    "floor_at_hang_share",
 ]
 
 FLEET_GPUS = 16_384  # exercise 1's fleet (a course choice: Llama 3's "up to 16K")
 ETTR_INTERVAL_MIN = 15.0  # exercise 2's checkpoint interval (a course choice)
+HANG_SHARE = 0.7  # exercise 4's hang share (a course choice, near the high end of data/failure_modes.csv)
 
 
 # ---------------------------------------------------------------- exercise 1
@@ -97,3 +101,30 @@ def sdc_crossover() -> ExprCheck:
         ),
         "not the crossover: set s lambda (L + D + R) equal to lambda (D + R) and solve for L",
     )
+
+
+# ---------------------------------------------------------------- exercise 4
+@exercise
+def floor_at_hang_share() -> NumberCheck:
+    """Exercise 4: the floor (min/day) at 4,096 GPUs when HANG_SHARE of the failures hang (others rescaled)."""
+    import dataclasses
+
+    from .. import modes as md
+
+    s, base = Scenario(), md.ModeInputs()
+    shares = tuple(float(x) for x in md.shares_with_hang(base.shares, HANG_SHARE))
+    per_mode = md.per_mode_floor(s, dataclasses.replace(base, shares=shares))
+    right = sum(per_mode.values())
+    unscaled = list(base.shares)
+    unscaled[md.MODES.index("hang")] = HANG_SHARE
+    stages = {x.mode: x for x in md.mode_stages(s, base)}
+    half_step = base.step_min(s) / 2
+    per_failure = {m: x.detect + x.reschedule + x.reload + half_step + x.latency for m, x in stages.items()}
+    return NumberCheck("08.4 floor at a larger hang share", right, 0.005, "min/day", (
+        Mistake(sum(md.per_mode_floor(s, base).values()), "that is the floor at the default shares: set the hang share first"),
+        Mistake(per_mode["hang"], "that is the hang mode alone: the floor sums every mode"),
+        Mistake(s.failures_per_day * sum(u * per_failure[m] for u, m in zip(unscaled, md.MODES)),
+                "the shares must still sum to 1: rescale the other modes (modes.shares_with_hang) instead of only raising the hang share"),
+        Mistake(100 * right / MINUTES_PER_DAY, "that is a percentage of the day: the task asks for minutes per day"),
+        Mistake(s.failures_per_day * HANG_SHARE * base.timeout_min(s), "that is only the hangs' timeout: every mode also pays its restart, reload and half a step"),
+    ))

@@ -7,6 +7,8 @@ papermill line): ``OBSERVED_FAILURES`` failures in ``OBSERVED_DAYS`` days on ``F
 - :func:`floor_upper_bound`: the floor at the upper end of the counted rate's 95 % interval, % of the day.
 - :func:`break_even_write_cost`: the blocking write cost (seconds) that makes the course's
   10-minute interval Young-optimal at that fleet's MTBF.
+- :func:`spare_break_even_gpus`: the fleet size at which one idle 8-GPU hot spare saves as much as it
+  costs, at the question's per-GPU rate.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ __all__ = [
     "after_levers_loss",
     "floor_upper_bound",
     "break_even_write_cost",
+    "spare_break_even_gpus",
 ]
 
 FLEET_GPUS = 16_384  # the exercise's fleet (a course choice)
@@ -96,4 +99,33 @@ def break_even_write_cost() -> NumberCheck:
         Mistake(60 * iv.write_cost_for_interval(tau, Scenario().fleet_mtbf_hours * 60), f"that is at the question's {Scenario().fleet_mtbf_hours:g}-hour MTBF: use this fleet's MTBF, the minutes in a day / failures per day"),
         Mistake(60 * iv.write_cost_for_interval(tau, m_min / 60), "the MTBF must be in minutes, like the interval: you used hours"),
         Mistake(60 * math.sqrt(2 * tau * m_min), "that is sqrt(2 tau M): solve tau = sqrt(2 delta M) for delta instead"),
+    ))
+
+
+# ---------------------------------------------------------------- exercise 4
+def spare_inputs() -> dict:
+    """The inputs of exercise 4 at the question's scenario: the rate, the reschedule the spare saves, its GPUs."""
+    from .. import modes as md
+    from .. import restart as rs
+
+    s, inp = Scenario(), md.ModeInputs()
+    before = rs.baseline_stages(s).reschedule
+    after = md.after_levers_stages(s, inp)["reschedule"]
+    return {"rate_per_gpu_day": s.rate_per_gpu_day, "saved_per_failure_min": before - after, "spare_gpus": inp.spare_gpus,
+            "reschedule_before_min": before}
+
+
+@exercise
+def spare_break_even_gpus() -> NumberCheck:
+    """Exercise 4: GPUs at which the hot spare's saving (lambda x minutes saved) equals its idle cost (spares / GPUs x day)."""
+    x = spare_inputs()
+    r, d, k = x["rate_per_gpu_day"], x["saved_per_failure_min"], x["spare_gpus"]
+    right = math.sqrt(k * MINUTES_PER_DAY / (r * d))
+    s = Scenario()
+    full = x["reschedule_before_min"]
+    return NumberCheck("09.4 hot-spare break-even", right, 0.01, "GPUs", (
+        Mistake(k * MINUTES_PER_DAY / (s.failures_per_day * d), "you kept the question's 2 failures a day: on a fleet of N GPUs the failures are N x the per-GPU rate, so the saving grows with N while the cost shrinks as 1/N"),
+        Mistake(math.sqrt(k * MINUTES_PER_DAY / (r * full)), "the spare saves the difference between today's rescheduling and its own 150 s restart, not the whole rescheduling"),
+        Mistake(math.sqrt(k * 24 / (r * d)), "the day has 1,440 minutes: the saving is in minutes, so the cost must be too"),
+        Mistake(k * MINUTES_PER_DAY / (r * d), "saving N r d = cost k T / N gives N squared, not N: take the square root"),
     ))

@@ -106,6 +106,8 @@ def _duration(minutes: float) -> str:
 def _sentence(a) -> str:
     f = a.after
     st = f.stages
+    if not f.makes_progress or f.fraction_of_day > 1.0:  # no percentage above 100: say it plainly
+        return f"At {a.n_gpus:,} GPUs, {a.failures_per_day:.3g} failures a day, after the levers: {f.progress_sentence}"
     return (
         f"Floor λ(D+R) at {a.n_gpus:,} GPUs = {a.failures_per_day:.3g} failures a day × "
         f"(D {_duration(st.detect)} + R {_duration(st.reschedule)} + {_duration(st.reload)}) = "

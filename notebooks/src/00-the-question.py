@@ -58,11 +58,20 @@ scenario
 # The question is the source of these numbers (`Scenario`); everything below is computed from them.
 
 # %%
+from course_lib.notebook import predict
+
+my_guess = None  # your guess: the % of the day two 15-minute restarts cost (type it, run this cell, then the next)
+guess = predict("00.loss", my_guess, "% of the day")
+
+# %%
 print(f"minutes lost per day : {scenario.minutes_lost_per_day:.0f} of {MINUTES_PER_DAY}")
 print(f"fraction of the day  : {scenario.loss_fraction:.2%}")
 print(f"fleet MTBF           : {scenario.fleet_mtbf_hours:.1f} h")
 print(f"per-GPU rate         : {scenario.rate_per_gpu_day:.2e} failures per GPU-day")
 print(f"per-GPU MTBF         : {1 / scenario.rate_per_gpu_day:,.0f} GPU-days = {1 / scenario.rate_per_gpu_day / 365.25:.1f} years")
+
+# %%
+guess.reveal(100 * scenario.loss_fraction)
 
 # %% [markdown]
 # A GPU that fails once every five and a half years looks reliable. Four thousand of them, all in

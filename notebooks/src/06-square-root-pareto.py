@@ -9,7 +9,7 @@
 # **Learning objectives**
 # - Read the square-root law off a log-log plot (slope 1/2) and fit it.
 # - Place real write costs on that curve and compute the interval and waste each one allows.
-# - Compute the blocking cost a one-minute interval needs, and explain the lower bound a snapshot copy sets (GEMINI).
+# - Compute the blocking cost a one-minute interval needs, and the bounds that set the interval from below: the step, the copy, the copy off the host (GEMINI).
 #
 # **Time:** 15 minutes. **Prerequisites:** [notebook 04](04-optimal-interval.ipynb) ($\tau^*$, Daly's exact optimum) and [notebook 02](02-fleet-mtbf.ipynb) (fleet MTBF).
 
@@ -154,15 +154,76 @@ plt.show()
 # `async_save` and in a snapshot alike: the copy to host memory is what blocks, and it is short when it comes from the
 # GPU over a fast path into pinned memory and each GPU holds only its shard.
 #
-# ## The lower bound on the interval: the snapshot copy (GEMINI)
+# ## The bounds that bind: the step, the copy, the copy that leaves the host
 #
-# GEMINI (Wang et al., SOSP 2023, as reported) checkpoints to the CPU memory of local and remote hosts and models the
-# waste as $t_{ckpt} + 1/(2f) + t_{rtvl}$ with the checkpoint frequency bounded by $1/f \ge \max(t_{ckpt}, T_{iter})$:
-# a new snapshot cannot start before the previous copy has finished, and more than one per iteration is useless. Once
-# the copy runs beside training, the stall $\delta$ can shrink below the copy time $t_{copy}$, but the interval cannot:
-# below $t_{copy}$, each snapshot waits for the last and training stalls for $t_{copy} - \tau$ every interval.
+# GEMINI (Wang et al., SOSP 2023 [@gemini2023]) models the waste as $t_{ckpt} + 1/(2f) + t_{rtvl}$ with the checkpoint
+# frequency bounded by $1/f \ge \max(t_{ckpt}, T_{iter})$. Three things bound the interval from below, whatever the
+# square root says:
+# - **the training step** $T_{iter}$: the state is consistent only at a step boundary, so at most one checkpoint per
+#   step is useful. From the model, the tokens per step and the fleet: $T_{iter} = 6 N D / (G F)$ (Llama 3 Table 4
+#   [@llama3]: 405B parameters, 16M tokens per step, 430 TFLOP/s per GPU up to 8,192 GPUs, 400 at 16,384);
+# - **the snapshot copy** $t_{copy}$: a new snapshot cannot start before the previous copy has finished;
+# - **the copy that leaves the host**: a snapshot in host memory survives the loss of that host only once a peer or
+#   storage holds it; if every snapshot must get there before the next one starts, the interval is at least that
+#   copy (here the shard at the synchronous write's bandwidth, the course's stand-in for the persist or peer copy).
 #
-# **Predict:** at our shard size and 55 GB/s, is the copy-time bound anywhere near the one-minute interval?
+# **Predict:** at 4,096 GPUs, which of the three is longest, and is it longer than the square root's interval?
+
+# %%
+from course_lib import modes as md
+from course_lib import step as st
+
+inputs = md.ModeInputs()
+
+
+def interval_bounds(sc):
+    """Young's interval for the snapshot and the three lower bounds, in minutes, for one scenario."""
+    share = md.after_levers_stages(sc, inputs)["snapshot_share"]  # failures that restore from the snapshot
+    young = iv.young_interval(sc.snapshot_min, sc.mtbf_min / share)
+    return {"young": young, "step": inputs.step_min(sc), "copy": sc.snapshot_min, "leaves host": sc.write_before_min}
+
+
+b = interval_bounds(scenario)
+bound = st.interval_lower_bound_min(b["step"], b["copy"], b["leaves host"])
+binding = max(("step", "copy", "leaves host"), key=b.get)
+for name, v in b.items():
+    print(f"{name:12s} {60 * v:9.3f} s")
+print(f"longest bound: {binding} ({60 * bound:.1f} s); the square root's interval is {b['young'] / bound:.1f}x it, "
+      f"so the interval is {60 * max(b['young'], bound):.0f} s")
+
+# %% [markdown]
+# The step is the bound that matters: the two copies take milliseconds to about a second, but one step of the 405B
+# model takes tens of seconds on this fleet, and the square root asks for a snapshot only about every two steps.
+# Does that hold on other fleets? **Predict:** on 16 times the GPUs, does the step get closer to the
+# square root's interval or further from it?
+
+# %%
+fleets = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+print(f"{'GPUs':>7s} {'Young s':>8s} {'step s':>7s} {'copy ms':>8s} {'leaves host s':>14s} {'Young/step':>11s}  interval set by")
+for g in fleets:
+    x = interval_bounds(scenario.replace(n_gpus=g))
+    lower = st.interval_lower_bound_min(x["step"], x["copy"], x["leaves host"])
+    print(f"{g:7,d} {60 * x['young']:8.1f} {60 * x['step']:7.1f} {60e3 * x['copy']:8.2f} {60 * x['leaves host']:14.2f} "
+          f"{x['young'] / x['step']:11.2f}  {'the square root' if x['young'] >= lower else 'the step'}")
+# the rate at which the step binds here: sqrt(2 delta M / share) = T_iter
+share = md.after_levers_stages(scenario, inputs)["snapshot_share"]
+m_bind = share * b["step"] ** 2 / (2 * scenario.snapshot_min)
+print(f"\nat {scenario.n_gpus:,} GPUs the step binds once failures come every {m_bind:.0f} min or more often: "
+      f"{scenario.mtbf_min / m_bind:.1f}x the scenario's rate")
+
+# %% [markdown]
+# The ratio hardly moves with the fleet, and that is no accident: at a fixed global batch the step shrinks as
+# $1/G$, and so does the square root's interval, because the shard (so $\delta$) and the MTBF both shrink as $1/G$
+# and $\sqrt{2\delta M} \propto 1/G$. The snapshot interval stays at one or two steps on every fleet (the step
+# changes a little where Llama 3's throughput per GPU changes). It reaches the step once failures come several times
+# more often than the scenario's, or on a job with a smaller state per step: there the interval is pinned at one
+# step, and the rewind per failure is half a step, which the floor of [notebook 08](08-the-floor.ipynb) includes. The
+# copy-time bound never binds on these numbers; the next cells show what happens where it would.
+#
+# ### Below the copy time
+#
+# Once the copy runs beside training, the stall $\delta$ can shrink below the copy time $t_{copy}$, but the interval
+# cannot: below $t_{copy}$, each snapshot waits for the last and training stalls for $t_{copy} - \tau$ every interval.
 
 # %%
 snap = [b for name, _, b in regimes if name == "snapshot_pinned_host"][0]  # seconds
@@ -172,7 +233,6 @@ w_snap = iv.expected_waste(tau_snap, copy_min, M, 0.0)
 print(f"snapshot copy time t_copy      : {snap * 1e3:.1f} ms")
 print(f"optimal interval (delta = t_copy): {tau_snap:.3f} min = {tau_snap * 60:.0f} s, waste {w_snap:.3%} (R = 0)")
 print(f"interval / copy time           : {tau_snap / copy_min:,.0f}")
-print(f"the bound binds only when sqrt(2 delta M) < t_copy, i.e. delta < t_copy^2 / 2M = {copy_min**2 / (2 * M) * 60e9:.2g} ns")
 
 # %%
 grid = np.logspace(math.log10(copy_min / 30), math.log10(30 * tau_snap), 400)
@@ -195,14 +255,12 @@ print(f"a snapshot whose stall is a tenth of the copy, at that interval: {stall_
 # first line). The wait appears only when the copy runs beside training with a shorter stall: then each interval
 # stalls $\max(\delta, t_{copy} - \tau)$, and making the stall cheaper stops helping once $\tau < t_{copy}$ (second line).
 #
-# At a 12-hour MTBF the copy-time bound is far below the best interval: the interval is set by the stall, and the
-# in-memory snapshot buys an interval of about a minute. Past the bound the square root no longer applies: the interval
-# is pinned at $\max(t_{copy}, T_{iter})$, and making the stall cheaper only lowers $\delta/\tau$ linearly while the
-# rewind term stays at $t_{copy}/2M$. In GEMINI's regime, where a snapshot every iteration is affordable, the rewind is
-# at most one iteration and what remains of the waste is the restart itself: detection, rescheduling and reload
-# ([notebook 08](08-the-floor.ipynb)).
+# So the interval is set by the square root and, close behind it, by the step; in GEMINI's regime, where a snapshot
+# every iteration is affordable, the rewind is at most one iteration and what remains of the waste is the restart
+# itself: detection, rescheduling and reload ([notebook 08](08-the-floor.ipynb)).
 #
 # **Try it.** Set `n_gpus = 16384`: the shard shrinks 4x and the MTBF 4x; which effect wins for the snapshot's interval?
+# Set `failures_per_day = 8`: which bound sets the interval now?
 # Set `target_interval_min = 0.1`: how many milliseconds may a checkpoint then block?
 #
 # ## The answer table

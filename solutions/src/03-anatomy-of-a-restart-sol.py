@@ -41,7 +41,7 @@ print(f"baseline: {budget.failures_per_day:g} failures/day x ({', '.join(f'{k} {
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# Only the rewind changes: on average it is half the interval. `budget.with_stages(rewind=...)` gives the new budget; its `fraction_of_day` is a fraction, the answer a percentage.
+# Only the rewind changes: on average it is half the interval. `budget.with_stages(rewind=...)` gives the new budget; its `restart_minutes_per_day` counts restarts only (the budget also counts blocking writes, which this question leaves out), and the answer is a percentage of the day.
 #
 # </details>
 
@@ -51,9 +51,9 @@ interval_min = 60.0
 # %% tags=["solution"]
 # Task: compute `answer`, the % of the day lost to restarts with a checkpoint every `interval_min` minutes (detect, reschedule and reload as in `budget`).
 hourly = budget.with_stages(rewind=interval_min / 2)
-answer = 100 * hourly.fraction_of_day
+answer = 100 * hourly.restart_minutes_per_day / MINUTES_PER_DAY  # restarts only, as the question counts
 print(f"per restart: {hourly.stages.total:.1f} min (rewind {hourly.stages.rewind:g}); "
-      f"{hourly.minutes_per_day:.1f} min/day = {answer:.2f} % of the day")
+      f"{hourly.restart_minutes_per_day:.1f} min/day = {answer:.2f} % of the day")
 
 # %%
 nb03.hourly_interval_loss(answer)

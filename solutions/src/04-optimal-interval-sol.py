@@ -115,8 +115,8 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 # %% [markdown]
 # ## Exercise 3 · How flat is the minimum?
 #
-# [Notebook 04](../notebooks/04-optimal-interval.ipynb)'s baseline write is a DCP `async_save` of a 7B model (PyTorch blog, June 2024; row
-# `dcp_async_7b` of `data/write_costs.csv`).
+# [Notebook 04](../notebooks/04-optimal-interval.ipynb)'s baseline write is the course's synchronous checkpoint: each GPU's shard of the
+# 405B model through `torch.save` + `fsync` at the bandwidth notebook 05 measures (`scenario.write_before_min`).
 #
 # **Task.** Checkpoint at *twice* the exact optimal interval for that write and measure the waste with
 # the simulator: `simulate_job(work, interval, write_cost, mtbf, restart, n_runs=4000, seed=...)` over
@@ -126,18 +126,18 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# First the exact optimum for `delta_7b` (`iv.optimal_interval_exact`), then `simulate_job(work, 2 * that, delta_7b, M, R, n_runs=4000, seed=...)` and `sim.mean("waste")`.
+# First the exact optimum for `delta_sync` (`iv.optimal_interval_exact`), then `simulate_job(work, 2 * that, delta_sync, M, R, n_runs=4000, seed=...)` and `sim.mean("waste")`.
 #
 # </details>
 
 # %%
 work = 30 * 24 * 60.0  # a month of useful work (minutes)
-delta_7b = costs.where("regime", "dcp_async_7b").rows[0]["blocking_s"] / 60
+delta_sync = scenario.write_before_min  # minutes
 
 # %% tags=["solution"]
-# Task: simulate the job at twice the exact optimal interval for `delta_7b` (4,000 runs of `work` minutes, restart `R`) and set `answer` to the mean simulated waste.
-tau_opt = iv.optimal_interval_exact(delta_7b, M)
-sim = simulate_job(work, 2 * tau_opt, delta_7b, M, R, n_runs=4000, seed=4)
+# Task: simulate the job at twice the exact optimal interval for `delta_sync` (4,000 runs of `work` minutes, restart `R`) and set `answer` to the mean simulated waste.
+tau_opt = iv.optimal_interval_exact(delta_sync, M)
+sim = simulate_job(work, 2 * tau_opt, delta_sync, M, R, n_runs=4000, seed=4)
 answer = sim.mean("waste")
 print(f"interval {2 * tau_opt:.1f} min (2 x {tau_opt:.1f}): simulated waste {answer:.4%} +- {sim.stderr('waste'):.4%}")
 
@@ -150,7 +150,7 @@ nb04.waste_at_twice_optimum(answer)
 # interval, so it dilutes the difference further:
 
 # %%
-at_opt = iv.expected_waste(iv.optimal_interval_exact(delta_7b, M), delta_7b, M, R)
+at_opt = iv.expected_waste(iv.optimal_interval_exact(delta_sync, M), delta_sync, M, R)
 print(f"waste at the optimum {at_opt:.3%}, at twice it {answer:.3%}: +{answer / at_opt - 1:.0%}")
 
 # %% [markdown]

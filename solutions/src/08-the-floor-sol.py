@@ -2,8 +2,8 @@
 # # 08 · Exercises: the floor
 #
 # Practice for [notebook 08](../notebooks/08-the-floor.ipynb): see how the floor's share of what is left
-# grows with the fleet, redo Kokolis et al.'s ETTR projection by hand, and derive when silent data
-# corruption costs more than every other failure together.
+# grows with the fleet, redo Kokolis et al.'s ETTR projection by hand, derive when silent data
+# corruption costs more than every other failure together, and see how the floor depends on the share of failures that hang.
 #
 # **How to work through it.** Work in [`exercises/08-the-floor-ex.ipynb`](../exercises/08-the-floor-ex.ipynb). Each exercise states the task,
 # the form of the answer (a number in a stated unit, or a sympy expression) and the tolerance. Replace the
@@ -163,5 +163,58 @@ print(f"SDC share {share:.2%}, D + R = {f.stages.restart_cost:.3f} min: crossove
 # %% [markdown]
 # The levers made D + R small, so the crossover is short: SDC detection (loss-spike and gradient checks)
 # matters more, not less, once restarts are fast.
+#
+# ## Exercise 4 · The floor as a function of the hang share
+#
+# [Notebook 08](../notebooks/08-the-floor.ipynb) sums the floor over four failure modes; how the failures of Llama 3's Table 5 split
+# between crashes and hangs is partly the course's judgement (`data/failure_modes.csv` gives a low, central and high
+# share). A crash is seen within half a poll, a hang only when its timeout expires.
+#
+# **Task.** Compute the floor in minutes per day at 4,096 GPUs when a share `nb08.HANG_SHARE` of the failures hang,
+# the other modes rescaled so the shares still sum to 1. **Answer:** `answer` (min/day, within 0.5 %).
+# **Predict first:** does the floor move by a lot or a little, and what would make it move more?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# `md.shares_with_hang(md.ModeInputs().shares, hang_share)` rescales the others; `dataclasses.replace(md.ModeInputs(), shares=...)`
+# makes the inputs, and `md.per_mode_floor(Scenario(), inputs)` gives the floor of each mode in minutes per day.
+#
+# </details>
+
+# %%
+import dataclasses
+
+from course_lib import modes as md
+
+hang_share = nb08.HANG_SHARE
+base = md.ModeInputs()
+
+# %% tags=["solution"]
+# Task: set `answer` to the floor (min/day) at 4,096 GPUs with the hang share set to `hang_share`, the other shares rescaled.
+shares = tuple(float(x) for x in md.shares_with_hang(base.shares, hang_share))
+per_mode = md.per_mode_floor(Scenario(), dataclasses.replace(base, shares=shares))
+answer = sum(per_mode.values())
+print(", ".join(f"{m} {v:.2f}" for m, v in per_mode.items()) + f": floor {answer:.2f} min/day")
+
+# %%
+nb08.floor_at_hang_share(answer)
+
+# %% [markdown]
+# **Why.** The floor is linear in the shares, so it moves with the hang share at a slope set by how much more a hang
+# costs than the average other failure: the hang timeout. With NVRx's timeout of five times the step, a hang costs
+# little more than a crash and the share barely matters; with NCCL's ten-minute collective timeout (no heartbeat
+# tuned) the same shares give a very different floor:
+
+# %%
+for timeout_min in (None, 10.0):
+    inp = dataclasses.replace(base, hang_timeout_min=timeout_min)
+    row = [sum(md.per_mode_floor(Scenario(), dataclasses.replace(inp, shares=tuple(float(x) for x in md.shares_with_hang(base.shares, h)))).values())
+           for h in (0.2, 0.4, 0.6, 0.8)]
+    label = f"timeout {60 * inp.timeout_min(Scenario()):.0f} s"
+    print(f"{label:16s} floor at hang share 0.2 / 0.4 / 0.6 / 0.8: " + " / ".join(f"{v:.2f}" for v in row) + " min/day")
+
+# %% [markdown]
+# So the uncertain hang share matters only as much as the hang timeout lets it: tune the timeout first, and the
+# judgement about the share stops mattering.
 #
 # **Next:** [the exercises for notebook 09](../exercises/09-your-fleet-ex.ipynb) answer the whole question for a fleet you have not seen.

@@ -2,7 +2,8 @@
 # # 09 · Exercises: your fleet
 #
 # Practice for [notebook 09](../notebooks/09-your-fleet.ipynb): carry one incident log through the whole
-# answer, say how sure the floor is, and price the checkpoint that the course's interval would need.
+# answer, say how sure the floor is, price the checkpoint that the course's interval would need, and find
+# the fleet size at which a hot spare pays for itself.
 # This is the interview question answered for a fleet you did not see before.
 #
 # **How to work through it.** Work in [`exercises/09-your-fleet-ex.ipynb`](../exercises/09-your-fleet-ex.ipynb). Each exercise states the task,
@@ -19,6 +20,8 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %%
+import math
+
 from course_lib import MINUTES_PER_DAY, Scenario, failures
 from course_lib import interval as iv
 from course_lib.answer import answer as course_answer
@@ -145,6 +148,48 @@ print(f"for the question's fleet (M = {Scenario().fleet_mtbf_hours * 60:.0f} min
 # Both of this fleet's writes are far cheaper than the break-even, so both should run more often than
 # every 10 minutes: that is the shorter-interval lever of notebooks [03](../notebooks/03-anatomy-of-a-restart.ipynb) and [08](../notebooks/08-the-floor.ipynb), and why the answer's
 # optimal interval is so short.
+#
+# ## Exercise 4 · When does a hot spare pay for itself?
+#
+# A hot spare shortens every restart's rescheduling to its own 150 s back to training, but its GPUs wait: one idle
+# 8-GPU server is charged as lost job-time, `spare_gpus / N` of every day ([notebook 08](../notebooks/08-the-floor.ipynb), `course_lib.spares`).
+# On N GPUs at the question's per-GPU rate r the spare saves `N r d` minutes a day (d: minutes of rescheduling it
+# saves per failure) and costs `k T / N` (k spare GPUs, T minutes in a day).
+#
+# **Task.** Find the fleet size N at which the saving equals the cost. **Answer:** `answer` (GPUs, within 1 %; the
+# inputs are in `x` below). **Predict first:** is it above or below the question's 4,096 GPUs?
+#
+# <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
+#
+# N r d = k T / N: solve for N (it comes out as a square root).
+#
+# </details>
+
+# %%
+x = nb09.spare_inputs()
+print(", ".join(f"{k} = {v:.4g}" for k, v in x.items()))
+
+# %% tags=["solution"]
+# Task: set `answer` to the fleet size (GPUs) at which x["saved_per_failure_min"] per failure, at x["rate_per_gpu_day"] per GPU-day, equals the idle cost of x["spare_gpus"].
+answer = math.sqrt(x["spare_gpus"] * MINUTES_PER_DAY / (x["rate_per_gpu_day"] * x["saved_per_failure_min"]))
+print(f"break-even at {answer:,.0f} GPUs")
+
+# %%
+nb09.spare_break_even_gpus(answer)
+
+# %% [markdown]
+# **Why.** The saving grows with the fleet (more failures a day), the cost shrinks (the same 8 GPUs are a smaller
+# share of a larger job), so they cross once. The course's whole answer agrees: its net hot-spare saving changes sign
+# there.
+
+# %%
+for n in (4096, int(answer) // 2, 2 * int(answer)):
+    a = course_answer(Scenario().replace(n_gpus=n), spread_draws=0)
+    print(f"{n:7,d} GPUs: net {a.hot_spare_net_minutes_per_day:+.2f} min/day")
+
+# %% [markdown]
+# Below the break-even a dedicated spare costs more than it saves: share it across jobs (then it costs this job
+# nothing), or continue elastically on one replica fewer until the node is repaired.
 #
 # **Next:** that was the last exercise. The [answer sheet](../ANSWER_SHEET.md) is the course's answer in 2 and in 10 minutes;
 # compare it with yours.

@@ -43,7 +43,8 @@ def test_capstone_answers_for_16384_gpus_at_the_rsc1_rate(tmp_path, monkeypatch)
     for row in expected.rows():
         assert stored[row.key]["value"] == pytest.approx(row.value, rel=1e-12), row.key
     assert stored["failures_per_day"]["value"] == pytest.approx(16384 * rate)
-    assert stored["baseline_loss_pct"]["value"] == pytest.approx(100 * expected.baseline.fraction_of_day)
+    assert stored["baseline_loss_pct"]["value"] == pytest.approx(100 * expected.baseline_restart_fraction)
+    assert stored["baseline_total_pct"]["value"] == pytest.approx(100 * expected.baseline.fraction_of_day)
     assert stored["floor_pct"]["value"] < stored["after_levers_pct"]["value"] < stored["baseline_loss_pct"]["value"]
     nb = nbformat.read(tmp_path / NAME, as_version=4)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))

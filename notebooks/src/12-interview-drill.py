@@ -1,0 +1,235 @@
+# %% [markdown]
+# # 12 · The interview drill: the follow-ups, answered with your own numbers
+#
+# **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
+# about 15 minutes each). Fix it, and say where the floor is.* [Notebook 09](09-your-fleet.ipynb) gave the whole answer
+# and [the answer sheet](../ANSWER_SHEET.md) a 2- and a 10-minute version of it. An interview does not stop there: the
+# first answer is followed by questions that probe whether you understand it. This notebook rehearses that
+# conversation. First the four things the answer is scored on, each as a number you type in and a check that
+# names your likely mistake; then the follow-ups a senior interviewer asks, each with a model answer whose every
+# number is computed for the scenario in the parameters cell, and a link to the notebook that derives it.
+#
+# **Learning objectives**
+# - Give the four scoring points in your own numbers: the stages of one restart in minutes, the largest term first with what it buys, the trade between interval and write cost, and the floor set by the failure rate.
+# - Answer the follow-ups (hangs and timeouts, the step bound, a lost host, hot spares, scale, silent corruption, ETTR) with numbers, not adjectives.
+# - Rerun the drill for another fleet and see which answers change.
+#
+# **Time:** 40 minutes. **Prerequisites:** notebooks [03](03-anatomy-of-a-restart.ipynb) (stages and levers), 04-06 (the interval and
+# write costs), [08](08-the-floor.ipynb) (the floor) and [09](09-your-fleet.ipynb) (your fleet).
+#
+# **Run it for your own numbers:** the parameters cell takes the same names as every notebook, so
+# `make course --param n_gpus=16384` or
+# `papermill notebooks/12-interview-drill.ipynb out.ipynb -p n_gpus 16384 -p observed_failures 60 -p observed_days 7`
+# drills you on that fleet; the checks and the model answers change with it.
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+
+# %%
+from course_lib import Scenario, drill, ledger
+from course_lib.answer import answer
+from course_lib.check import nb12
+
+scenario = Scenario.from_namespace(globals())  # the parameters above: the fleet you are drilled on
+ans = answer(scenario)
+b, f = ans.baseline, ans.after
+print(f"{scenario.n_gpus:,} GPUs at {scenario.rate_per_gpu_day:.3e} failures per GPU-day: {b.failures_per_day:.2f} failures a day, "
+      f"MTBF {b.mtbf_min:.0f} min")
+print(f"one restart: {b.stages.total:.2f} min observed; detect {b.stages.detect:.2f} min, reload {b.stages.reload:.2f} min, "
+      f"checkpoint every {b.interval_min:g} min")
+print(f"today's synchronous checkpoint write: {60 * ans.write_cost_before_min:.3g} s blocking")
+
+# %% [markdown]
+# ## 1. The four scoring points
+#
+# An interviewer scores the answer on four things. Answer each in the numbers printed above (and the ones
+# each task names), type the number in place of `None`, and run the cell: the check says *Correct* or
+# *Not yet* and names the likely mistake. Each is graded at this notebook's scenario, so after a
+# `-p n_gpus 16384` run your answers must be that fleet's.
+#
+# ### Scoring point 1 · Decompose the loss per failure into named stages
+#
+# One restart is detection + rescheduling + reload + rewound work. Detection and reload are printed above;
+# the mean rewind is half the checkpoint interval ([notebook 00](00-the-question.ipynb)); rescheduling is what the
+# observed minutes per restart leave ([notebook 03](03-anatomy-of-a-restart.ipynb)).
+#
+# **Task.** How many minutes of one restart are rescheduling (tear down, replace the node, restart, rebuild
+# communicators)? **Answer:** minutes, within 1 %.
+
+# %%
+my_reschedule_min = None  # type your number (minutes per restart)
+nb12.reschedule_stage(my_reschedule_min, scenario)
+
+# %% [markdown]
+# ### Scoring point 2 · Attack the largest term first
+#
+# Each minute of a stage costs $\lambda$ minutes a day, so the stages rank by their minutes. The four levers
+# of [notebook 03](03-anatomy-of-a-restart.ipynb): heartbeat detection (a crash is seen half a poll later, a hang only at its
+# timeout), a hot-spare restart, the reload from host memory and an in-memory checkpoint at its optimal interval.
+#
+# **Task.** Applied first to the baseline, how many minutes a day does the lever that saves most save?
+# (`ans.steps` holds the waterfall if you want to check your reasoning afterwards.) **Answer:** minutes per day, within 1 %.
+
+# %%
+my_first_lever_min_per_day = None  # type your number (minutes per day)
+nb12.first_lever_saving(my_first_lever_min_per_day, scenario)
+
+# %% [markdown]
+# ### Scoring point 3 · The interval and the write cost trade against each other
+#
+# A shorter interval rewinds less per failure and writes more often: the waste
+# $\delta/\tau + (\tau/2 + R)/M$ is smallest at Young's $\tau^* = \sqrt{2\delta M}$ ([notebook 04](04-optimal-interval.ipynb)).
+#
+# **Task.** With today's synchronous write (its blocking seconds and the MTBF are printed above), what is the
+# optimal checkpoint interval? **Answer:** minutes, within 1 %.
+
+# %%
+my_interval_min = None  # type your number (minutes)
+nb12.young_interval_before(my_interval_min, scenario)
+
+# %% [markdown]
+# ### Scoring point 4 · The residual set by the failure rate itself
+#
+# After every lever each failure still pays detection, restart and reload, half a step (a checkpoint cannot be
+# taken more often than once a step) and, for a silent corruption, the rewind past its latency
+# ([notebook 08](08-the-floor.ipynb)). Per failure, share-weighted over the failure modes:
+
+# %%
+per_failure = {"detect": f.stages.detect, "restart": f.stages.reschedule, "reload": f.stages.reload,
+               "half a step": f.step_min / 2, "corruption rewind": f.latency_rewind_min}
+print("after the levers, minutes per failure: " + ", ".join(f"{k} {v:.3f}" for k, v in per_failure.items()))
+
+# %% [markdown]
+# **Task.** What is the floor, the minutes a day that no checkpoint lever removes? **Answer:** minutes per day, within 1 %.
+
+# %%
+my_floor_min_per_day = None  # type your number (minutes per day)
+nb12.floor_after_levers(my_floor_min_per_day, scenario)
+
+# %% [markdown]
+# ## 2. The first answer
+#
+# The answer an expert gives in one paragraph, generated from the same numbers by `course_lib.answer`
+# ([notebook 09](09-your-fleet.ipynb)); the [answer sheet](../ANSWER_SHEET.md) has it in 2 and in 10 minutes.
+# Say yours aloud first, then compare.
+
+# %%
+print(ans.text)
+
+# %% [markdown]
+# ## 3. The follow-ups
+#
+# Each follow-up is what a senior interviewer asks next. Answer it aloud first, in two minutes and with
+# numbers; then run the cell for the model answer. Every number in it is computed by `course_lib` for this
+# notebook's scenario, and the link names the notebook that derives it. The answer sheet's follow-ups
+# section is generated from the same source (`course_lib.drill`), at the course's scenario.
+
+# %% [markdown]
+# ### The largest term first
+
+# %%
+drill.ask("largest_first", scenario)
+
+# %% [markdown]
+# ### Detection, hangs and the hang timeout
+
+# %%
+drill.ask("detection_and_hangs", scenario)
+
+# %% [markdown]
+# ### Why not checkpoint every step?
+
+# %%
+drill.ask("checkpoint_every_step", scenario)
+
+# %% [markdown]
+# ### When the host dies
+
+# %%
+drill.ask("host_dies", scenario)
+
+# %% [markdown]
+# ### Is an idle hot spare worth it?
+
+# %%
+drill.ask("hot_spare", scenario)
+
+# %% [markdown]
+# ### A bigger fleet, a worse failure rate
+
+# %%
+drill.ask("fleet_and_rate", scenario)
+
+# %% [markdown]
+# ### The floor, and what moves it
+
+# %%
+drill.ask("floor", scenario)
+
+# %% [markdown]
+# ### Silent data corruption
+
+# %%
+drill.ask("silent_corruption", scenario)
+
+# %% [markdown]
+# ### Restart-only ETTR against a reported one
+
+# %%
+drill.ask("ettr_gap", scenario)
+
+# %% [markdown]
+# ### How sure are you?
+
+# %%
+drill.ask("how_sure", scenario)
+
+# %% [markdown]
+# ### The write cost of a short interval
+
+# %%
+drill.ask("write_cost_for_interval", scenario)
+
+# %% [markdown]
+# ## Summary
+
+# %%
+nb = "12-interview-drill"
+ledger.record(nb, "floor_minutes_per_day", "floor lambda (D + R)", f.floor_minutes_per_day, "min/day", ".2f")
+asked = drill.follow_ups(scenario)
+print(f"{len(asked)} follow-ups answered for {scenario.n_gpus:,} GPUs. The four scoring points in one line: one restart is "
+      f"{b.stages.total:.1f} min (reschedule {b.stages.reschedule:.2f}); {ans.steps[0].lever.name} first saves "
+      f"{ans.steps[0].saved_minutes_per_day:.2f} min a day; the synchronous write's optimal interval is {ans.interval_before_min:.2f} min "
+      f"({ans.interval_after_min:.2f} with the snapshot); the floor is {f.floor_minutes_per_day:.2f} min a day ({f.floor_fraction:.3%}).")
+
+# %% [markdown]
+# **Exercises:** [exercises/12-interview-drill-ex.ipynb](../exercises/12-interview-drill-ex.ipynb) works the four scoring points
+# out with `course_lib` instead of by hand (about 20 minutes; worked [solutions](../solutions/12-interview-drill-sol.ipynb)).
+# The whole answer for the course's fleet, with these follow-ups, is in [the answer sheet](../ANSWER_SHEET.md).

@@ -1,0 +1,172 @@
+"""The interview drill (notebook 12): follow-ups computed from course_lib, in sync with the answer sheet; its checks; predictions."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+
+from course_lib import Scenario, drill
+from course_lib import notebook as cnb
+from course_lib.answer import answer
+from course_lib.check import NO_TYPED_ANSWER, nb12
+
+ROOT = Path(__file__).resolve().parent.parent
+DRILL = "12-interview-drill"
+OTHER = Scenario().replace(n_gpus=16_384, failures_per_day=12)  # another fleet: every answer must follow it
+
+
+# ---------------------------------------------------------------- follow-ups
+def test_at_least_ten_follow_ups_each_with_a_question_a_numbered_answer_and_a_notebook():
+    asked = drill.follow_ups()
+    assert len(asked) >= 10 and [x.number for x in asked] == list(range(1, len(asked) + 1))
+    for x in asked:
+        assert x.question.endswith("?") and re.search(r"\d", x.answer), x.key
+        assert (ROOT / "notebooks" / x.notebook).is_file(), f"{x.key} links {x.notebook}, which does not exist"
+        assert f"]({x.notebook})" in x.markdown() and f"](notebooks/{x.notebook})" in x.markdown("notebooks/")
+
+
+def test_every_answer_changes_with_the_scenario_and_carries_its_numbers():
+    here, there = drill.follow_ups(), drill.follow_ups(OTHER)
+    for a, b in zip(here, there):
+        assert a.answer != b.answer, f"{a.key}: the model answer does not change with the scenario"
+    for s, asked in ((Scenario(), here), (OTHER, there)):
+        ans, by_key = answer(s), {x.key: x for x in asked}
+        assert f"{ans.steps[0].saved_minutes_per_day:.2f} min a day" in by_key["largest_first"].answer
+        assert f"{ans.after.floor_minutes_per_day:.2f} min a day" in by_key["floor"].answer
+        assert f"{s.n_gpus:,} GPUs" in by_key["hot_spare"].question
+        assert f"{100 * ans.after.ettr_complete:.1f} %" in by_key["ettr_gap"].question
+        assert f"{ans.interval_after_min:.2f} min" in by_key["write_cost_for_interval"].answer
+
+
+def _text_constants(tree) -> list[str]:
+    """The literal prose of the follow-up builders: f-string parts outside the braces and string literals,
+    leaving out format specs, call arguments (data keys, notebook names) and subscripts."""
+    out = []
+    for fn in tree.body:
+        if not (isinstance(fn, ast.FunctionDef) and any(isinstance(d, ast.Call) and getattr(d.func, "id", "") == "follow_up"
+                                                        for d in fn.decorator_list)):
+            continue
+        skip = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+                skip |= {id(n) for n in ast.walk(node.format_spec)}
+            if isinstance(node, ast.Call):
+                skip |= {id(n) for a in list(node.args) + [k.value for k in node.keywords] if isinstance(a, ast.Constant) for n in [a]}
+            if isinstance(node, ast.Subscript):
+                skip |= {id(n) for n in ast.walk(node.slice)}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                out.append(node.value)
+    return out
+
+
+def test_no_number_is_typed_into_an_answer():
+    tree = ast.parse((ROOT / "course_lib" / "drill.py").read_text())
+    texts = _text_constants(tree)
+    assert len(texts) > 50
+    formulas = re.compile(r"sqrt\(2 delta M\)|\(1 - s\)|tau\^2 / \(2 M\)|Llama 3")  # formulas and a model's name
+    typed = [t for t in texts if re.search(r"\d", formulas.sub("", t))]
+    assert not typed, f"numbers typed into the follow-ups' text (compute them): {typed}"
+
+
+def test_drill_notebook_asks_every_follow_up_in_order_and_shows_the_same_answers():
+    src = jupytext.read(ROOT / "notebooks" / "src" / f"{DRILL}.py")
+    asked = [m for c in src.cells if c.cell_type == "code" for m in re.findall(r'drill\.ask\("(\w+)"', c.source)]
+    assert asked == list(drill.REGISTRY), "notebook 12 must ask every registered follow-up, in the registry's order"
+    nb = nbformat.read(ROOT / "notebooks" / f"{DRILL}.ipynb", as_version=4)
+    shown = [o["data"]["text/markdown"] for c in nb.cells if c.cell_type == "code" and "drill.ask(" in c.source
+             for o in c.outputs if "text/markdown" in o.get("data", {})]
+    assert shown == [x.markdown() for x in drill.follow_ups()], "rebuild notebook 12 (scripts/nb.py)"
+
+
+def test_answer_sheet_follow_ups_are_the_drill_at_the_course_scenario():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import render_docs
+
+    sheet = (ROOT / "ANSWER_SHEET.md").read_text()
+    section = render_docs.follow_ups_section(sheet)
+    assert drill.markdown(base="notebooks/") in section
+    for target in re.findall(r"\]\((notebooks/[^)#]+)", section):
+        assert (ROOT / target).is_file(), target
+
+
+def test_ask_rejects_an_unknown_key_and_follow_ups_a_non_scenario():
+    with pytest.raises(ValueError, match="key must be one of"):
+        drill.ask("nope")
+    with pytest.raises(ValueError, match="scenario must be a Scenario"):
+        drill.follow_ups({"n_gpus": 8})
+    with pytest.raises(ValueError, match="registered twice"):
+        drill.follow_up("floor", "08-the-floor.ipynb")(lambda c: ("?", "!"))
+
+
+# ---------------------------------------------------------------- the scoring points, at another scenario
+@pytest.mark.parametrize("check", [nb12.reschedule_stage, nb12.first_lever_saving, nb12.young_interval_before, nb12.floor_after_levers])
+def test_scoring_point_is_graded_at_the_given_scenario(check):
+    here, there = check.spec(), check.spec(OTHER)
+    assert check(there.expected, OTHER).ok
+    if abs(here.expected - there.expected) > 2 * here.rel_tol * abs(here.expected):
+        assert not check(here.expected, OTHER).ok, "an answer for the course's fleet must not pass for another"
+    fb = check(None, OTHER)
+    assert not fb.ok and fb.message == NO_TYPED_ANSWER
+
+
+def test_scoring_points_name_the_typical_mistakes():
+    s = OTHER
+    a = answer(s, spread_draws=0)
+    st = a.baseline.stages
+    assert "rewound work" in nb12.reschedule_stage(st.total - st.detect - st.reload, s).message
+    assert "whole" in nb12.first_lever_saving(a.baseline.breakdown()[a.steps[0].lever.stage], s).message
+    assert "dropped the 2" in nb12.young_interval_before((a.write_cost_before_min * a.baseline.mtbf_min) ** 0.5, s).message
+    fb = nb12.floor_after_levers(a.after.failures_per_day * a.after.stages.restart_cost, s)
+    assert not fb.ok and "half a step" in fb.message
+    with pytest.raises(ValueError, match="scenario must be a Scenario"):
+        nb12.floor_after_levers(1.0, {"n_gpus": 8})
+
+
+# ---------------------------------------------------------------- predictions locked before the reveal
+def test_no_guess_reveals_the_result_and_says_so():
+    text = repr(cnb.predict("test.none", None, "min").reveal(9.9))
+    assert text.startswith(cnb.NO_GUESS) and "9.9 min" in text
+
+
+def test_a_numeric_guess_is_compared_and_locked_at_the_reveal():
+    p = cnb.predict("test.number", 1.5, "%")
+    p = cnb.predict("test.number", 1.0, "%")  # a change of mind before the reveal counts
+    r = p.reveal(2.0)
+    assert r.off == pytest.approx((-1.0, 2.0)) and "1 % too low" in repr(r) and "factor 2" in repr(r)
+    later = cnb.predict("test.number", 2.0, "%")  # typed after the result was shown: not counted
+    assert later.guess == 1.0 and "not counted" in repr(later.reveal(2.0))
+    assert "spot on" in repr(cnb.predict("test.close", 2.001).reveal(2.0))
+    with pytest.raises(ValueError, match="guess must be a number"):
+        cnb.predict("test.bad", [1])
+
+
+def test_a_choice_guess_is_ranked():
+    ranking = ["heartbeat detection", "in-memory checkpoint", "hot-spare restart"]
+    assert repr(cnb.predict("test.pick", "Heartbeat detection").reveal(ranking[0], ranking)).endswith("Right.")
+    assert "ranks 3 of 3" in repr(cnb.predict("test.pick2", "hot-spare restart").reveal(ranking[0], ranking))
+    assert "not one of" in repr(cnb.predict("test.pick3", "faster disks").reveal(ranking[0], ranking))
+
+
+@pytest.mark.parametrize("name", ["00-the-question", "03-anatomy-of-a-restart", "04-optimal-interval", "08-the-floor"])
+def test_prediction_notebooks_lock_a_guess_before_the_reveal(name):
+    cells = [c.source for c in jupytext.read(ROOT / "notebooks" / "src" / f"{name}.py").cells if c.cell_type == "code"]
+    lock = next(i for i, c in enumerate(cells) if "my_guess = None" in c and "predict(" in c)
+    reveal = next(i for i, c in enumerate(cells) if c.startswith("guess.reveal(") or "\nguess.reveal(" in c)
+    assert lock < reveal - 1, "the result cell sits between the guess and the reveal"
+
+
+def test_the_drill_engine_loads_no_screen_and_no_torch():
+    import json
+    import subprocess
+    import sys
+
+    code = "import json, sys, course_lib.drill; print(json.dumps(sorted(sys.modules)))"
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
+    assert not {"matplotlib", "ipywidgets", "torch"} & loaded
