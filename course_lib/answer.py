@@ -191,7 +191,7 @@ class Answer:
                      AnswerRow("after_levers_high_pct", "loss after the levers, 95th percentile", 100 * r.loss.high, "% of the day", ".2f")]
         if self.inputs is not None:
             rows.append(AnswerRow("floor_per_step_ft_pct", f"floor with per-step fault tolerance ({self.ft_groups} groups)",
-                                  100 * self.ft_floor_minutes_per_day / MINUTES_PER_DAY, "% of the day", ".3f"))
+                                  100 * _capped(self.ft_floor_minutes_per_day / MINUTES_PER_DAY, self.after), "% of the day", ".3f"))
         if self.inputs is not None:
             rows += [AnswerRow("spare_cost_minutes_per_day", "idle hot spare, as lost capacity", self.spare_cost_minutes_per_day, "min/day", ".2f"),
                      AnswerRow("hot_spare_net_minutes_per_day", "hot-spare restart, net of the spare", self.hot_spare_net_minutes_per_day, "min/day", ".2f")]

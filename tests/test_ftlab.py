@@ -118,3 +118,16 @@ def test_one_failure_end_to_end(tmp_path):
     assert not port_is_open(res.lighthouse_port)
     assert all(not os.path.exists(f"/proc/{p}") or open(f"/proc/{p}/stat").read().split()[2] == "Z" for p in res.pids)
     assert _our_processes(str(tmp_path)) == []
+
+
+def test_committed_comparison_and_the_ratio_with_groups():
+    from course_lib.ftlab import load_comparison, ratio_with_groups
+
+    c = load_comparison()
+    k = c.summary["kill"]
+    assert c.ratio("kill") == pytest.approx(k["whole_gpu_s"] / k["ft_gpu_s"])
+    assert all(s["ft_identical"] and s["ft_recovered_from"] == ["peer"] for s in c.summary.values())
+    r = [ratio_with_groups(10.0, 1.0, 8.0, g) for g in (1, 2, 8, 1e9)]
+    assert r == sorted(r) and r[-1] == pytest.approx(10.0)
+    with pytest.raises(ValueError, match="rejoin_s"):
+        ratio_with_groups(10.0, 1.0, 0.0, 2)
