@@ -61,11 +61,11 @@ STATE_MB = 32
 def _default_like() -> dict:
     """Fleet defaults from data/ (sources there), scaled by 1/SCALE."""
     from course_lib import Scenario
-    from course_lib.restart import lever_inputs, stage_sources
+    from course_lib.data import sourced
 
     return {
-        "collective_timeout_s": 60 * lever_inputs()["nccl_collective_timeout"].minutes / SCALE,  # NCCL's default
-        "monitor_interval_s": 60 * stage_sources()["detect"].minutes / SCALE,  # one health-check period
+        "collective_timeout_s": 60 * sourced("levers.csv")["nccl_collective_timeout"].minutes / SCALE,  # NCCL's default
+        "monitor_interval_s": 60 * sourced("restart_stages.csv", "stage")["detect"].minutes / SCALE,  # one health-check period
         "interval_s": 60 * Scenario().checkpoint_interval_min / SCALE,  # the course's baseline interval
         "snapshot": "disk",
     }

@@ -190,6 +190,9 @@ class Answer:
                      AnswerRow("after_levers_low_pct", "loss after the levers, 5th percentile", 100 * r.loss.low, "% of the day", ".2f"),
                      AnswerRow("after_levers_high_pct", "loss after the levers, 95th percentile", 100 * r.loss.high, "% of the day", ".2f")]
         if self.inputs is not None:
+            rows.append(AnswerRow("floor_per_step_ft_pct", f"floor with per-step fault tolerance ({self.ft_groups} groups)",
+                                  100 * _capped(self.ft_floor_minutes_per_day / MINUTES_PER_DAY, self.after), "% of the day", ".3f"))
+        if self.inputs is not None:
             rows += [AnswerRow("spare_cost_minutes_per_day", "idle hot spare, as lost capacity", self.spare_cost_minutes_per_day, "min/day", ".2f"),
                      AnswerRow("hot_spare_net_minutes_per_day", "hot-spare restart, net of the spare", self.hot_spare_net_minutes_per_day, "min/day", ".2f")]
         for lever, g in self.fewer:
@@ -224,6 +227,20 @@ class Answer:
         return "\n".join(lines)
 
     @property
+    def ft_groups(self) -> int:
+        """Replica groups of per-step fault tolerance: one per data-parallel replica (notebook 10)."""
+        from . import replicas
+
+        return replicas.groups_for(self.scenario, None, self.inputs)
+
+    @property
+    def ft_floor_minutes_per_day(self) -> float:
+        """The floor with per-step fault tolerance across :attr:`ft_groups` groups (notebook 10), minutes per day."""
+        from . import replicas
+
+        return replicas.floor_minutes_per_day_groups(self.scenario, None, self.inputs)
+
+    @property
     def text(self) -> str:
         """The written answer, one paragraph generated from the numbers."""
         b, f = self.baseline, self.after
@@ -236,6 +253,11 @@ class Answer:
                      f"timeout and the restart's start-up) and stopping fewer GPUs per failure do: {lever.name} "
                      f"(failure rate x {lever.factor:.2f}) would bring it to {g.floor_minutes_per_day:.2f} min a day "
                      f"({g.floor_fraction:.3%}).")
+        if self.fewer and self.inputs is not None and self.ft_groups > 1:
+            ft = self.ft_floor_minutes_per_day
+            fewer += (f" Per-step fault tolerance across {self.ft_groups} replica groups (torchft: a failure stops one group "
+                      f"for its rejoin and the others for the quorum change) would bring it to {ft:.2f} min a day "
+                      f"({ft / MINUTES_PER_DAY:.3%}); detection and the rewind past silent corruption stay.")
         if not b.makes_progress:
             return (f"{_article(f'{self.n_gpus:,}')} {self.n_gpus:,}-GPU job failing at {self.rate_per_gpu_day:.2e} per GPU-day stops "
                     f"{self.failures_per_day:.3g} times a day. " + b.progress_sentence

@@ -46,7 +46,8 @@ import numpy as np
 from ._validate import check_choice, check_int_non_negative, check_int_positive, check_non_negative, check_positive
 from .interval import split_work
 
-__all__ = ["SimulationResult", "simulate_job", "simulate_job_reference", "weibull_scale", "DISTRIBUTIONS"]
+__all__ = ["SimulationResult", "simulate_job", "simulate_job_reference", "weibull_scale", "DISTRIBUTIONS",
+           "simulate_replica_floor"]
 
 DISTRIBUTIONS = ("exponential", "weibull")
 MAX_ROUNDS = 2_000_000
@@ -319,3 +320,51 @@ def simulate_job_reference(
     return SimulationResult(
         out["wall"], np.full(n, p["work"]), np.full(n, n_seg * delta), out["rewound"], out["restart"], fails, rfails, p
     )
+
+
+def simulate_replica_floor(scenario, replica_inputs=None, mode_inputs=None, *, days: float = 30.0,
+                           n_runs: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """Monte Carlo of the floor with replica groups (notebook 10): ``(mean, standard error)`` in minutes per day.
+
+    Checks :func:`course_lib.replicas.per_mode_floor_groups` event by event. In each of ``n_runs``
+    runs of ``days`` days, failures arrive as a Poisson process at the scenario's rate; each
+    draws its mode from the shares and strikes a replica group drawn uniformly; the periodic
+    parts are drawn, not averaged (a crash is seen after ``U(0, poll)``, a hang after the
+    timeout plus ``U(0, poll)``; the step in flight is ``U(0, step)`` done; an sdc's rewind to
+    the persisted checkpoint is ``U(0, interval)``). Detection stops the whole job, the quorum
+    change and the step in flight stop the survivors, the rejoin stops the failed group
+    (``1 / G`` of the job); an sdc restarts the whole job. With one group every failure is a
+    whole-job restart. The model takes the means, so it must agree within the simulation's error.
+    """
+    from . import modes as md
+    from . import replicas as rp
+
+    inp = md.ModeInputs() if mode_inputs is None else mode_inputs
+    rep = rp.ReplicaInputs() if replica_inputs is None else replica_inputs
+    days = check_positive("days", days)
+    n_runs = check_int_positive("n_runs", n_runs)
+    g = rp.groups_for(scenario, rep, inp)
+    rng = np.random.default_rng(check_int_non_negative("seed", seed))
+    stages = md.mode_stages(scenario, inp)
+    step = inp.step_min(scenario)
+    poll = inp.poll_min
+    counts = rng.poisson(scenario.failures_per_day * days, size=n_runs)
+    total = int(counts.sum())
+    run = np.repeat(np.arange(n_runs), counts)
+    mode = rng.choice(len(stages), size=total, p=np.array([x.share for x in stages]) / sum(x.share for x in stages))
+    in_flight = rng.uniform(0.0, step, size=total)
+    seen = rng.uniform(0.0, poll, size=total)
+    cost = np.empty(total)
+    for i, x in enumerate(stages):
+        m = mode == i
+        # detection: the mode's fixed part (timeout) + a uniform poll phase (the model's half poll)
+        detect = (x.detect - poll / 2.0) + seen[m]
+        sdc_rewind = (x.latency - scenario.checkpoint_interval_min / 2.0
+                      + rng.uniform(0.0, scenario.checkpoint_interval_min, size=int(m.sum()))) if x.mode == "sdc" else x.latency
+        whole = detect + x.reschedule + x.reload + in_flight[m] + sdc_rewind
+        if g == 1 or x.mode == "sdc":
+            cost[m] = whole
+        else:
+            cost[m] = detect + (g - 1) / g * (rep.stall_min + in_flight[m]) + rep.rejoin_min / g
+    per_run = np.bincount(run, weights=cost, minlength=n_runs) / days
+    return float(per_run.mean()), float(per_run.std(ddof=1) / math.sqrt(n_runs))

@@ -82,6 +82,32 @@ def state_digest(state) -> str:
     return h.hexdigest()
 
 
+def toy_model(seed: int, features: int, hidden: int):
+    """The lab's tiny MLP (with dropout, so the random stream matters), initialised from ``seed``."""
+    import torch
+
+    torch.manual_seed(seed)
+    return torch.nn.Sequential(
+        torch.nn.Linear(features, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(hidden, 1)
+    )
+
+
+def toy_target(seed: int, features: int):
+    """The fixed random linear map the MLP learns."""
+    import torch
+
+    return torch.randn(features, 1, generator=torch.Generator().manual_seed(seed + 7))
+
+
+def toy_batch(seed: int, step: int, rank: int, batch: int, target):
+    """The batch of ``step`` on ``rank``: a pure function of the seed, the step and the rank."""
+    import torch
+
+    g = torch.Generator().manual_seed((seed * 1_000_003 + step) * 64 + rank)
+    x = torch.randn(batch, target.shape[0], generator=g)
+    return x, x @ target + 0.01 * torch.randn(batch, 1, generator=g)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cfg_path = Path(argv[0])
@@ -118,24 +144,19 @@ def main(argv=None) -> int:
         mine = failures[-1]  # a bad node nobody removed: the same failure in every later generation
 
     # ----- model, optimizer, data: pure functions of seed, step and rank -----
-    torch.manual_seed(seed)
     F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
-    model = torch.nn.Sequential(
-        torch.nn.Linear(F, H), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(H, 1)
-    ).to(device)
+    model = toy_model(seed, F, H).to(device)
     # SGD with momentum: its momentum buffers are optimizer state that must survive a restart.
     # (torch.optim.Adam would do as well, but its first construction imports torch._dynamo,
     # about 2 s of start-up on every restart of this tiny job.)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    target = torch.randn(F, 1, generator=torch.Generator().manual_seed(seed + 7))
+    target = toy_target(seed, F)
     ballast_n = int(cfg["state_mb"] * 2**20 // 4)
     ballast = torch.arange(ballast_n, dtype=torch.float32) * 1e-3 if ballast_n else None
     torch.manual_seed(seed * 1000 + 17 + rank)  # this rank's dropout stream
 
     def batch(step):
-        g = torch.Generator().manual_seed((seed * 1_000_003 + step) * 64 + rank)
-        x = torch.randn(B, F, generator=g)
-        y = x @ target + 0.01 * torch.randn(B, 1, generator=g)
+        x, y = toy_batch(seed, step, rank, B, target)
         return x.to(device), y.to(device)
 
     def rng_state():
