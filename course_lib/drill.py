@@ -335,6 +335,31 @@ def _sdc(c: _Context):
     return q, ans
 
 
+@follow_up("per_step_ft", "10-dont-restart-the-world.ipynb")
+def _per_step_ft(c: _Context):
+    from . import replicas as rp
+    from .ftlab.results import load_comparison
+
+    s, inp = c.s, c.inp
+    rep = rp.ReplicaInputs()
+    g = rp.groups_for(s, rep, inp)
+    by = rp.floor_by_strategy(s, rep, inp)
+    whole, spare, ft = (sum(by[k].values()) for k in rp.STRATEGIES)
+    lab = load_comparison()
+    q = "Would you restart the whole job at all? What does per-step fault tolerance cost and save?"
+    a = (f"Not for every failure. With per-step fault tolerance (torchft) each of the {g} data-parallel replicas of "
+         f"{inp.replica_gpus:g} GPUs is a replica group: a failure stops its group, which rejoins with weights from a healthy "
+         f"peer in about {_s(rep.rejoin_min)}, while the others stall only for the quorum change ({_s(rep.stall_min)}; both the "
+         f"course's own lab measurement, scaled the way the fault-injection lab scales its timeouts). The floor falls from {whole:.2f} min a day "
+         f"(whole-job restart) and {spare:.2f} (in-job restart on a hot spare) to **{ft:.2f} min a day**. What stays: detection "
+         f"(a hang still stalls every group until its timeout, {by[rp.STRATEGIES[2]]['hang']:.2f} min a day) and the rewind past "
+         f"a silent corruption ({by[rp.STRATEGIES[2]]['sdc']:.2f}): every replica averaged the corrupt gradient, so the whole job "
+         f"rewinds. The price: every group must hold a whole replica (here the groups are the job's data-parallel replicas, so no GPU is added), the global batch is smaller while a group is out, and the "
+         f"rejoin is a process restart of its own, so with few groups the gain is small: on this course's lab, with "
+         f"{lab.groups} groups, {lab.ratio('kill'):.1f}x fewer GPU-seconds lost per killed process than the tuned whole-job restart.")
+    return q, a
+
+
 @follow_up("ettr_gap", "08-the-floor.ipynb")
 def _ettr_gap(c: _Context):
     from .data import failure_logs, sourced

@@ -200,6 +200,12 @@ drill.ask("floor", scenario)
 drill.ask("silent_corruption", scenario)
 
 # %% [markdown]
+# ### Restart the whole job at all?
+
+# %%
+drill.ask("per_step_ft", scenario)
+
+# %% [markdown]
 # ### Restart-only ETTR against a reported one
 
 # %%
