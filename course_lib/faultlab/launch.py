@@ -12,6 +12,12 @@ environment variable ``FAULTLAB_EVENTS`` names the file):
 The wrappers only observe (they call the original and return its result). They use private
 method names of ``torch.distributed.elastic``; if a future PyTorch renames them the lab still
 runs, without the agent events, and detection falls back to the peers' notice.
+
+Generations. On one host (notebook 07) a generation is the agent's restart count. Across
+nodes (notebook 11, ``FAULTLAB_GEN_FROM=round``) agents restart different numbers of times
+(a spare joins with a count of 0), so the generation is the rendezvous round instead: the
+wrapper of ``DynamicRendezvousHandler.next_rendezvous`` puts the round the node joined in
+the environment variable ``FAULTLAB_GEN``, which the workers inherit and log.
 """
 from __future__ import annotations
 
@@ -32,8 +38,13 @@ def _instrument(log: EventLog) -> bool:
     if not all(hasattr(LocalElasticAgent, n) for n in needed):  # pragma: no cover
         return False
     noticed: set[int] = set()
+    by_round = os.environ.get("FAULTLAB_GEN_FROM") == "round"
+    if by_round:
+        _instrument_round()
 
     def gen_of(agent) -> int:
+        if by_round:
+            return int(os.environ.get("FAULTLAB_GEN", "0"))
         spec = agent._worker_group.spec
         return spec.max_restarts - agent._remaining_restarts
 
@@ -68,6 +79,20 @@ def _instrument(log: EventLog) -> bool:
     LocalElasticAgent._stop_workers = _stop_workers
     LocalElasticAgent._start_workers = _start_workers
     return True
+
+
+def _instrument_round() -> None:
+    """After each rendezvous, ``FAULTLAB_GEN`` = the round joined (the workers inherit it)."""
+    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import DynamicRendezvousHandler
+
+    orig = DynamicRendezvousHandler.next_rendezvous
+
+    def next_rendezvous(self, *args, **kwargs):
+        out = orig(self, *args, **kwargs)
+        os.environ["FAULTLAB_GEN"] = str(self._state_holder.state.round)
+        return out
+
+    DynamicRendezvousHandler.next_rendezvous = next_rendezvous
 
 
 def main(argv=None) -> None:
