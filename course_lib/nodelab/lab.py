@@ -107,7 +107,9 @@ def run_nodelab(
     base_env.setdefault("LOGLEVEL", "WARNING")
     t0 = time.time()
     logs = []
-    with LabNetwork() as net:
+    net = LabNetwork()
+    (run_dir / "netns-tag").write_text(net.tag)  # every namespace of this run starts with it
+    with net:
 
         def start_node() -> int:
             i = net.add_node()
@@ -128,7 +130,7 @@ def run_nodelab(
             deadline = t0 + timeout_s
             while not ready.exists():
                 if time.time() > deadline:
-                    raise LabError("the rendezvous server did not start")
+                    raise LabError(f"the rendezvous server did not start within timeout_s={timeout_s:g} s")
                 time.sleep(0.05)
             for _ in range(cfg.nodes + cfg.spares):
                 start_node()
@@ -145,12 +147,17 @@ def run_nodelab(
                 events = read_events(events_path) if events_path.exists() else []
                 losses = [e for e in events if e["ev"] == "inject" and e.get("kind") in NODE_LOSS_KINDS]
                 for e in losses[handled:]:
+                    # the loss counts once the job has noticed it (a surviving agent's notice):
+                    # a scheduler learns of a lost node from the job or its health check, not at once
+                    noticed = next((n for n in events if n["ev"] == "agent_noticed" and n["t"] >= e["t"]), None)
+                    if noticed is None:
+                        break
+                    handled += 1
                     lost.add(int(str(e.get("node", "n-1"))[1:]))
                     if spares_left:
                         spares_left -= 1  # the waiting spare takes the lost node's place
                     else:
-                        pending.append(e["t"] + cfg.replace_delay_s)  # the scheduler provisions a node
-                handled = len(losses)
+                        pending.append(noticed["t"] + cfg.replace_delay_s)  # the scheduler provisions a node
                 t_done = next((e["t"] for e in events if e["ev"] == "done" and e["rank"] == 0), None)
                 for t in [t for t in pending if t <= now]:
                     pending.remove(t)

@@ -20,8 +20,8 @@ rank ``rank``:
 
 After a node is lost the job needs ``nodes`` nodes again: an unused spare is already waiting
 in the rendezvous and takes the lost node's place; without one, the lab (standing in for the
-scheduler) provisions a new node ``replace_delay_s`` after the loss (a fresh namespace and a
-fresh torchrun agent, which has to start up before it can join).
+scheduler) provisions a new node ``replace_delay_s`` after the job noticed the loss (a fresh
+namespace and a fresh torchrun agent, which has to start up before it can join).
 
 Checkpoints go to a folder every node sees (the lab's stand-in for shared storage), written by
 rank 0 with the course's checksummed store every ``ckpt_every`` steps.
@@ -77,8 +77,8 @@ class NodeLabConfig:
 
     nodes: nodes in the job (the world is ``nodes x nproc_per_node`` ranks).
     spares: hot-spare nodes started with the job, waiting in the rendezvous.
-    replace_delay_s: without an unused spare, seconds from a node's loss until the lab
-        starts a replacement node (the scheduler's provisioning time; 0: at once).
+    replace_delay_s: without an unused spare, seconds from the job noticing a node's loss
+        (a surviving agent's ``agent_noticed``) until the lab starts a replacement node (the scheduler's provisioning time; 0: at once).
     failures: the node failures, in order of strictly increasing step.
     collective_timeout_s: process-group timeout (what a cut link runs into).
     dead_node_s: the rendezvous declares a silent node dead after this many seconds
