@@ -118,6 +118,23 @@ def test_a_failure_inside_the_network_leaves_nothing_behind():
 
 
 @needs_root
+def test_a_lab_killed_by_a_signal_is_removed_by_the_next_one():
+    code = ("import os, signal, sys, time\n"
+            "from course_lib.nodelab import LabNetwork\n"
+            "net = LabNetwork().__enter__(); net.add_node()\n"
+            "net.popen(0, [sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            "print(net.tag, flush=True); time.sleep(0.5); os.kill(os.getpid(), signal.SIGKILL)\n")
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    tag = out.stdout.strip()
+    assert tag.startswith(PREFIX) and leftovers(tag)["netns"]  # SIGKILL: no teardown ran
+    with LabNetwork():  # the next lab removes what the dead one left
+        pass
+    assert leftovers(tag) == {"netns": [], "links": [], "processes": []}
+
+
+@needs_root
 def test_a_run_that_times_out_leaves_nothing_behind(tmp_path):
     with pytest.raises(LabError, match="timeout_s"):
         run_nodelab(REFERENCE, run_dir=tmp_path, timeout_s=2.0)

@@ -8,7 +8,9 @@
   of a veth pair whose other end ``v<i>`` is plugged into the bridge, with the address
   ``10.213.0.<i + 1>/24``.
 
-Every name starts with ``crs-`` and the run's unique id; every address lives inside a
+Every name starts with ``crs-`` and the run's unique id (the owning process's pid and a random
+suffix: a run killed by a signal leaves its namespaces behind, and the next run removes them,
+:func:`remove_stale`; its processes die with it, ``PR_SET_PDEATHSIG``); every address lives inside a
 namespace the lab created, so nothing is added to the machine's own network (its root
 namespace sees no new link, address or port). Leaving the context (normally, on an
 exception, or through :meth:`LabNetwork.close` from a fixture's teardown) SIGKILLs every
@@ -21,6 +23,7 @@ says why not, in one line, or returns ``None``.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import shutil
 import signal
@@ -29,7 +32,7 @@ import time
 import uuid
 from pathlib import Path
 
-__all__ = ["PREFIX", "SUBNET", "LabNetwork", "net_admin_missing", "leftovers", "netns_of"]
+__all__ = ["PREFIX", "SUBNET", "LabNetwork", "net_admin_missing", "leftovers", "netns_of", "remove_stale"]
 
 PREFIX = "crs-"
 SUBNET = "10.213.0"  # /24 inside the lab's namespaces only
@@ -113,6 +116,46 @@ def leftovers(tag: str = PREFIX) -> dict[str, list]:
     return {"netns": names, "links": links, "processes": procs}
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL it if the lab's process dies (kept across exec)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:  # pragma: no cover
+        pass
+
+
+def _kill_and_delete_procs(name: str) -> None:
+    for _ in range(50):
+        pids = _pids_in(name)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.02)
+
+
+def _kill_and_delete(names: list[str]) -> None:
+    for name in names:
+        _kill_and_delete_procs(name)
+    for name in names:
+        _ip("netns", "del", name, check=False)
+
+
+def remove_stale() -> list[str]:
+    """Delete the namespaces (and kill the processes) of lab runs whose owning process is gone
+    (a run killed by a signal cannot clean up after itself); return their names."""
+    stale = []
+    for name in leftovers(PREFIX)["netns"]:
+        owner = name[len(PREFIX):].split("-")[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            stale.append(name)
+    _kill_and_delete(stale)
+    return stale
+
+
 class LabNetwork:
     """The lab's switch and nodes (see the module doc). Use as ``with LabNetwork() as net:``.
 
@@ -123,7 +166,8 @@ class LabNetwork:
     """
 
     def __init__(self, run_id: str | None = None):
-        self.run_id = run_id or uuid.uuid4().hex[:8]
+        # the owner's pid is part of every name, so a later run can remove what a killed one left
+        self.run_id = run_id or f"{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.tag = f"{PREFIX}{self.run_id}"
         self.switch = f"{self.tag}-sw"
         self.nodes: list[str] = []
@@ -134,6 +178,7 @@ class LabNetwork:
     # ----- set-up -----
     def __enter__(self) -> "LabNetwork":
         atexit.register(self.close)  # registered before anything exists
+        remove_stale()
         try:
             self._add_netns(self.switch)
             _ip("-n", self.switch, "link", "set", "lo", "up")
@@ -175,7 +220,7 @@ class LabNetwork:
     def popen(self, where: int | str, cmd: list[str], **kw) -> subprocess.Popen:
         """Start ``cmd`` inside node ``where`` (an index) or the switch (``"switch"``)."""
         ns = self.switch if where == "switch" else self.netns(where)
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], start_new_session=True, **kw)
+        proc = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], start_new_session=True, preexec_fn=_die_with_parent, **kw)
         self._procs.append(proc)
         return proc
 
@@ -200,24 +245,20 @@ class LabNetwork:
         if self._closed:
             return
         self._closed = True
-        for name in reversed(self._made):
-            for _ in range(50):
-                pids = _pids_in(name)
-                if not pids:
-                    break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                time.sleep(0.02)
+        for proc in self._procs:
+            try:
+                proc.kill()
+            except OSError:  # pragma: no cover
+                pass
+        names = list(reversed(self._made))
+        for name in names:  # first every process of every namespace ...
+            _kill_and_delete_procs(name)
         for proc in self._procs:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
-        for name in reversed(self._made):
-            _ip("netns", "del", name, check=False)
+        _kill_and_delete(names)  # ... then the namespaces
         try:
             atexit.unregister(self.close)
         except Exception:  # pragma: no cover
