@@ -31,6 +31,8 @@ __all__ = [
     "verify_checkpoint",
     "write_atomic",
     "fsync_dir",
+    "seal",
+    "unseal",
     "CheckpointStore",
 ]
 
@@ -103,22 +105,34 @@ def save_checkpoint(obj, path: str | os.PathLike) -> Path:
     return write_atomic(path, lambda fh: torch.save(obj, fh))
 
 
-def _read_verified(path: Path) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise
+def seal(payload: bytes) -> bytes:
+    """``payload`` followed by the course's sha256 footer: the bytes a checkpoint file holds.
+
+    The in-memory tiers of :mod:`.tiers` keep and send sealed bytes, so a copy held in another
+    process (or another node) is verified exactly like a file.
+    """
+    payload = bytes(payload)
+    return payload + _FOOTER.pack(MAGIC, hashlib.sha256(payload).digest(), len(payload))
+
+
+def unseal(data: bytes, name: str = "checkpoint") -> bytes:
+    """The payload of sealed ``data`` after checking its footer; :class:`CorruptCheckpointError` if
+    it is truncated, altered or not sealed by the course (``name`` goes into the message)."""
     if len(data) < _FOOTER.size:
-        raise CorruptCheckpointError(f"{path}: truncated ({len(data)} bytes, shorter than the footer)")
+        raise CorruptCheckpointError(f"{name}: truncated ({len(data)} bytes, shorter than the footer)")
     magic, digest, length = _FOOTER.unpack(data[-_FOOTER.size:])
     if magic != MAGIC:
-        raise CorruptCheckpointError(f"{path}: no checksum footer (truncated, or not written by course_lib)")
+        raise CorruptCheckpointError(f"{name}: no checksum footer (truncated, or not written by course_lib)")
     payload = data[: -_FOOTER.size]
     if len(payload) != length:
-        raise CorruptCheckpointError(f"{path}: payload is {len(payload)} bytes, footer says {length} (truncated?)")
+        raise CorruptCheckpointError(f"{name}: payload is {len(payload)} bytes, footer says {length} (truncated?)")
     if hashlib.sha256(payload).digest() != digest:
-        raise CorruptCheckpointError(f"{path}: sha256 mismatch: the file was altered or corrupted")
+        raise CorruptCheckpointError(f"{name}: sha256 mismatch: the bytes were altered or corrupted")
     return payload
+
+
+def _read_verified(path: Path) -> bytes:
+    return unseal(Path(path).read_bytes(), str(path))
 
 
 def verify_checkpoint(path: str | os.PathLike) -> None:

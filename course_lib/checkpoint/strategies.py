@@ -33,7 +33,6 @@ from pathlib import Path
 import torch
 
 from .._validate import check_choice, check_int_positive
-from .dcp_safe import DcpCheckpointStore
 from .safe import CheckpointStore
 from .state import empty_like_state, iter_tensors, poison_state, state_nbytes, states_equal
 
@@ -249,6 +248,8 @@ class _Dcp(_Strategy):
 
     def __init__(self, state, directory, process_group=None):
         super().__init__(state, directory, process_group)
+        from .dcp_safe import DcpCheckpointStore  # torch.distributed.checkpoint: loaded only when used
+
         self.store = DcpCheckpointStore(self.directory / self.name, keep=1, process_group=process_group)
         self.template = empty_like_state(state)
 

@@ -1,0 +1,273 @@
+"""The two-tier checkpoint: holders, the buddy ring, restore order and verification, and the
+loopback lab (three torchrun "nodes", each with its own memory holder) that kills nodes.
+
+The unit tests run holders in threads of this process; the lab tests (marked slow) run real
+torchrun agents and kill whole "nodes" (agent, worker and holder at once).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from course_lib.checkpoint.holder import HolderClient, HolderServer, MemoryHolder
+from course_lib.checkpoint.safe import seal
+from course_lib.checkpoint.state import poison_state, states_equal
+from course_lib.checkpoint.tierlab import HOLDER_SCRIPT, TierLabConfig, reference_digests, run_tier_lab
+from course_lib.checkpoint.tiers import TieredCheckpointer, buddy_ring, load_sealed
+
+
+@pytest.fixture
+def holders():
+    made = []
+
+    def make(n=2, keep=2):
+        for _ in range(n):
+            made.append(HolderServer(keep=keep).start_thread())
+        return made[-n:]
+
+    yield make
+    for h in made:
+        h.stop()
+
+
+def _state(value: float, step: int) -> dict:
+    g = torch.Generator().manual_seed(step)
+    return {"w": torch.full((16,), value), "opt": {"m": torch.arange(4.0) * value},
+            "rng": g.get_state(), "step": step}
+
+
+def _fill(ckpt, steps=(2, 4, 6, 8)):
+    state = _state(0.0, 0)
+    for s in steps:
+        new = _state(float(s), s)
+        for k in ("w", "rng"):
+            state[k] = new[k]
+        state["opt"]["m"].copy_(new["opt"]["m"])
+        state["step"] = s
+        ckpt.maybe_snapshot(state, s)
+    ckpt.wait()
+    return state
+
+
+def _ckpt(tmp_path, own, buddy, **kw):
+    kw = {"every": 2, "persist_every": 2, **kw}
+    return TieredCheckpointer(_state(0.0, 0), local_holder=own.address, peers=[buddy.address],
+                              persist_dir=tmp_path, job="t", **kw)
+
+
+# ----- the holder -----
+def test_holder_keeps_the_newest_copies_and_returns_bytes_unchanged(holders):
+    (h,) = holders(1, keep=2)
+    c = HolderClient(h.address)
+    for s in (1, 2, 3):
+        c.put("j", 0, s, seal(bytes([s]) * 100), role="own")
+    assert [m["step"] for m in c.list("j", 0)] == [3, 2]
+    assert c.get("j", 0, 3) == seal(bytes([3]) * 100)
+    assert c.get("j", 0, 1) is None and c.list("j", 1) == [] and c.list("other", 0) == []
+    assert c.stats()["held_bytes"] == 2 * len(seal(b"x" * 100))
+    assert c.damage("j", 0, 3, "truncate") and len(c.get("j", 0, 3)) < 100
+    assert not c.damage("j", 0, 99)
+    assert c.drop("j") == 1 and c.list("j", 0) == []
+    c.close()
+
+
+def test_holder_answers_bad_requests_and_keeps_serving(holders):
+    (h,) = holders(1)
+    c = HolderClient(h.address)
+    assert c._call({"op": "explode"})[0]["error"] == "unknown op 'explode'"
+    assert not c._call({"op": "damage", "job": "j", "shard": 0, "step": 1, "how": "melt"})[0]["ok"]
+    assert c.list("j", 0) == []
+
+
+def test_a_dead_holder_raises_oserror_within_the_timeout(holders):
+    (h,) = holders(1)
+    address = h.address
+    h.stop()
+    with pytest.raises(OSError):
+        HolderClient(address, timeout_s=1.0).list("j", 0)
+
+
+def test_memory_holder_validates():
+    with pytest.raises(ValueError, match="keep must be an integer >= 1"):
+        MemoryHolder(0)
+    with pytest.raises(ValueError, match="how must be one of"):
+        MemoryHolder().damage("j", 0, 0, "melt")
+
+
+def test_the_holder_script_starts_without_torch():
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", str(HOLDER_SCRIPT), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("HOLDER 127.0.0.1:")
+    finally:
+        proc.kill()
+        _, err = proc.communicate(timeout=10)
+    assert "torch" not in {line.rsplit("|", 1)[-1].strip() for line in err.splitlines()}
+
+
+# ----- the buddy ring -----
+@given(st.lists(st.integers(0, 6), min_size=1, max_size=24))
+@settings(max_examples=60, deadline=None)
+def test_every_node_has_another_node_as_buddy_and_holds_one_copy(rank_nodes):
+    holders = [f"10.0.0.{n}:7000" for n in rank_nodes]
+    ring = buddy_ring(holders)
+    nodes = set(holders)
+    assert set(ring) == nodes
+    if len(nodes) == 1:
+        assert ring == {holders[0]: None}
+    else:
+        assert all(b != n and b in nodes for n, b in ring.items())
+        assert sorted(ring.values()) == sorted(nodes)  # a permutation: each node holds one node's copies
+
+
+# ----- restore order and verification -----
+def test_restore_prefers_own_memory_then_buddy_then_persisted(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy)
+    saved = _fill(ckpt)
+    assert ckpt.replication_errors == []
+    assert [m["role"] for m in HolderClient(buddy.address).list("t", 0)] == ["buddy", "buddy"]
+    assert ckpt.store.steps() == [4, 8]  # every 2nd snapshot persisted
+
+    target = poison_state(_state(1.0, 1))
+    got = ckpt.restore(target)
+    assert (got.step, got.tier, got.skipped) == (8, "own", ())
+    assert states_equal(target, saved)
+
+    HolderClient(own.address).damage("t", 0, 8, "flip")
+    got = ckpt.restore(poison_state(target))
+    assert (got.step, got.tier) == (8, "buddy") and "sha256 mismatch" in got.skipped[0]
+    assert states_equal(target, saved)
+
+    HolderClient(buddy.address).damage("t", 0, 8, "truncate")
+    got = ckpt.restore(poison_state(target))
+    assert (got.step, got.tier) == (8, "persisted") and len(got.skipped) == 2
+    assert states_equal(target, saved)
+    ckpt.close()
+
+
+def test_every_tier_of_the_newest_step_damaged_resumes_from_an_older_verified_step(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy)
+    _fill(ckpt)
+    for h in (own, buddy):
+        HolderClient(h.address).damage("t", 0, 8, "flip")
+    path = ckpt.store.path_for(8)
+    path.write_bytes(path.read_bytes()[:-10])  # truncated persisted file
+    got = ckpt.restore()
+    assert (got.step, got.tier) == (6, "own")  # never the damaged step 8
+    assert len(got.skipped) == 3 and all("step 8" in line for line in got.skipped)
+    assert torch.equal(got.state["w"], torch.full((16,), 6.0))
+
+
+def test_a_lost_node_and_buddy_fall_back_to_the_persisted_step(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy, timeout_s=1.0)
+    _fill(ckpt, steps=(2, 4, 6))
+    own.stop()
+    buddy.stop()
+    got = ckpt.restore()
+    assert (got.step, got.tier) == (4, "persisted")
+    assert sum("unreachable" in line for line in got.skipped) == 2
+
+
+def test_nothing_anywhere_is_a_fresh_start(tmp_path, holders):
+    own, buddy = holders(2)
+    assert _ckpt(tmp_path, own, buddy).restore() is None
+
+
+def test_a_copy_that_verifies_but_holds_another_step_is_refused(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy)
+    _fill(ckpt, steps=(2,))
+    stale = HolderClient(own.address).get("t", 0, 2)
+    HolderClient(own.address).put("t", 0, 4, stale, role="own")  # a copy filed under the wrong step
+    got = ckpt.restore()
+    assert got.step == 2 and any("holds step 2, not 4" in line for line in got.skipped)
+
+
+def test_sealed_garbage_is_not_loaded():
+    from course_lib.checkpoint.safe import CorruptCheckpointError
+
+    with pytest.raises(CorruptCheckpointError, match="not a loadable state"):
+        load_sealed(seal(b"not a torch file"), "x")
+
+
+def test_a_lost_buddy_does_not_stop_training(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy, timeout_s=1.0)
+    buddy.stop()
+    _fill(ckpt, steps=(2, 4))
+    assert [e[0] for e in ckpt.replication_errors] == [2, 4]
+    assert ckpt.restore().tier == "own"
+
+
+def test_only_the_copy_blocks_the_snapshot_and_the_copy_is_taken_at_the_call(tmp_path, holders):
+    own, buddy = holders(2)
+    ckpt = _ckpt(tmp_path, own, buddy)
+    state = _state(3.0, 2)
+    ckpt.snapshot(state, 2)
+    state["w"].fill_(-1.0)  # training goes on while the copy is sent
+    ckpt.wait()
+    assert torch.equal(ckpt.restore().state["w"], torch.full((16,), 3.0))
+    assert {"blocking_s", "serialize_s", "own_s", "buddy_s", "background_s"} <= set(ckpt.last_timings)
+
+
+@pytest.mark.parametrize("kw, name", [({"every": 0}, "every"), ({"persist_every": -1}, "persist_every"),
+                                      ({"timeout_s": 0}, "timeout_s"), ({"shard": -1}, "shard")])
+def test_bad_settings_name_the_parameter(tmp_path, holders, kw, name):
+    own, buddy = holders(2)
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        _ckpt(tmp_path, own, buddy, **kw)
+
+
+def test_lab_settings_are_validated():
+    with pytest.raises(ValueError, match="nodes must be an integer >= 2"):
+        TierLabConfig(nodes=1)
+    with pytest.raises(ValueError, match=r"kill_nodes must hold node indices in \[1, 2\]"):
+        run_tier_lab(TierLabConfig(), kill_nodes=(0,), kill_step=3)
+    with pytest.raises(ValueError, match="kill_step must be"):
+        run_tier_lab(TierLabConfig(), kill_nodes=(1,))
+
+
+# ----- the loopback lab: three torchrun "nodes" -----
+LAB = TierLabConfig(nodes=3, steps=16, every=2, persist_every=3)  # snapshots at 2, 4, ..., persisted at 6, 12
+KILL_STEP = 11  # newest snapshot 10 (in memory), newest persisted 6
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return reference_digests(LAB)
+
+
+def _all_gone(pids) -> bool:
+    return not [p for p in pids if os.path.exists(f"/proc/{p}") and "zombie" not in _status(p)]
+
+
+def _status(pid) -> str:
+    try:
+        return open(f"/proc/{pid}/status").read().lower()
+    except OSError:
+        return "zombie"
+
+
+@pytest.mark.slow
+def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(tmp_path, reference):
+    res = run_tier_lab(LAB, kill_nodes=(1,), kill_step=KILL_STEP, run_dir=tmp_path, timeout_s=150)
+    assert res.resumed == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
+    assert res.digests == reference
+    assert _all_gone(res.pids)
+
+
+@pytest.mark.slow
+def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(tmp_path, reference):
+    res = run_tier_lab(LAB, kill_nodes=(1, 2), kill_step=KILL_STEP, run_dir=tmp_path, timeout_s=150)
+    assert res.resumed == {0: (6, "persisted"), 1: (6, "persisted"), 2: (6, "persisted")}
+    assert res.digests == reference
+    assert _all_gone(res.pids)
