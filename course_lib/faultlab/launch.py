@@ -17,7 +17,8 @@ Generations. On one host (notebook 07) a generation is the agent's restart count
 nodes (notebook 11, ``FAULTLAB_GEN_FROM=round``) agents restart different numbers of times
 (a spare joins with a count of 0), so the generation is the rendezvous round instead: the
 wrapper of ``DynamicRendezvousHandler.next_rendezvous`` puts the round the node joined in
-the environment variable ``FAULTLAB_GEN``, which the workers inherit and log.
+the environment variables ``FAULTLAB_GEN`` and ``TIERS_GEN`` (the two-tier job's name), which
+the workers inherit and log.
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ def _instrument_round() -> None:
 
     def next_rendezvous(self, *args, **kwargs):
         out = orig(self, *args, **kwargs)
-        os.environ["FAULTLAB_GEN"] = str(self._state_holder.state.round)
+        os.environ["FAULTLAB_GEN"] = os.environ["TIERS_GEN"] = str(self._state_holder.state.round)
         return out
 
     DynamicRendezvousHandler.next_rendezvous = next_rendezvous

@@ -6,7 +6,7 @@ Modules: :mod:`.net` (namespaces, veth pairs, a bridge; teardown), :mod:`.spec`
 :mod:`.lab` (:func:`run_nodelab`), :mod:`.results` (the committed benchmark). The job itself and the event log are notebook 07's
 (:mod:`course_lib.faultlab`). Needs root: :func:`net_admin_missing` says why not.
 """
-from .lab import NodeLabUnavailable, run_nodelab
+from .lab import NodeLabUnavailable, TierNodeLabResult, run_nodelab, run_tier_nodelab
 from .net import LabNetwork, leftovers, net_admin_missing
 from .results import NodeLabBenchmark, load_nodelab_benchmark
 from .spec import NODE_FAILURE_KINDS, NodeFailure, NodeLabConfig
@@ -22,4 +22,6 @@ __all__ = [
     "leftovers",
     "net_admin_missing",
     "run_nodelab",
+    "run_tier_nodelab",
+    "TierNodeLabResult",
 ]
