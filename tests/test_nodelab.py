@@ -217,3 +217,32 @@ def test_nothing_of_the_runs_is_left(reference, faulty):
         tag = (run.run_dir / "netns-tag").read_text()
         assert leftovers(tag) == {"netns": [], "links": [], "processes": []}
     assert leftovers(PREFIX)["links"] == []  # the machine's own namespace never saw a lab link
+
+
+# ----- the two-tier checkpoint on namespaced nodes (course_lib.checkpoint.tiers) -----
+@pytest.fixture(scope="module")
+def tiered(tmp_path_factory):
+    from course_lib.checkpoint.tierlab import TierLabConfig
+    from course_lib.nodelab import run_tier_nodelab
+
+    config = TierLabConfig()  # 3 nodes, a snapshot every 2 steps, every 3rd one persisted
+    return run_tier_nodelab(config, kill_nodes=("n1",), kill_step=11, spares=1,
+                            run_dir=tmp_path_factory.mktemp("tiers"), timeout_s=240)
+
+
+@needs_root
+@pytest.mark.slow
+def test_a_killed_node_resumes_from_memory_on_the_spare_bit_identical(tiered):
+    from course_lib.checkpoint.tierlab import reference_digests
+
+    cfg = tiered.config
+    newest = (11 - 1) // cfg.every * cfg.every  # the newest snapshot before the kill
+    persisted = (11 - 1) // (cfg.every * cfg.persist_every) * cfg.every * cfg.persist_every
+    assert newest > persisted  # the test means something: memory is newer than storage
+    assert {step for step, _ in tiered.resumed.values()} == {newest}
+    assert all(tier in ("own", "buddy") for _, tier in tiered.resumed.values())  # never the persisted tier
+    assert "buddy" in {tier for _, tier in tiered.resumed.values()}  # the lost node's shard came from another node
+    assert tiered.digests == reference_digests(cfg)
+    (m,) = tiered.restarts
+    assert m.resumed_step == newest and m.kind == "node_kill"
+    assert leftovers((tiered.run_dir / "netns-tag").read_text()) == {"netns": [], "links": [], "processes": []}

@@ -13,7 +13,7 @@ node, a node lost on purpose, every restart measured from the event log (noteboo
 Each node runs ``torchrun --nnodes N:N --rdzv-backend c10d`` (elastic membership) inside its own
 namespace, its workers talk gloo over the node's link; the c10d rendezvous server runs in the
 lab's switch namespace. Nodes ``n0 .. n{N-1}`` start first; spares (``n{N}`` ...) start once the
-job's first round has formed, so they wait in the rendezvous's redundancy list and ranks follow
+job's first rendezvous round has formed (every node's agent has spawned its workers), so they wait in the rendezvous's redundancy list and ranks follow
 the node order (torchrun orders a round's nodes by address). Everything runs inside
 :class:`~course_lib.nodelab.net.LabNetwork`, whose teardown SIGKILLs every process of the lab and
 deletes its namespaces, whatever happens.
@@ -145,7 +145,6 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
                 time.sleep(0.05)
             for _ in range(job.nodes):
                 start_node()
-            world = job.nodes * job.nproc_per_node
             spares_to_start, spares_left = job.spares, job.spares
             lost: set[int] = set()
             pending: list[float] = []  # start times of replacement nodes
@@ -156,7 +155,7 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
                 if now > deadline:
                     raise LabError(f"nodes lab run exceeded timeout_s={timeout_s:g} s; agents' output tails:\n{_tails(run_dir)}")
                 events = read_events(events_path) if events_path.exists() else []
-                if spares_to_start and len({e["rank"] for e in events if e["ev"] == "pg_ready" and e["gen"] == 0}) == world:
+                if spares_to_start and len([e for e in events if e["ev"] == "workers_spawned" and e["gen"] == 0]) == job.nodes:
                     for _ in range(spares_to_start):  # the job is running: the spares join its rendezvous and wait
                         start_node()
                     spares_to_start = 0
