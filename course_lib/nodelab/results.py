@@ -25,7 +25,9 @@ class NodeLabBenchmark:
     medians: ``{setting: {stage: s, ..., "total_s": s, "reps": n}}``; ratios: ``{setting without
     a spare: its median rescheduling / the hot spare's}``; settings: what each setting ran;
     scale: fleet-scale seconds per benchmark second; all_bit_identical: every faulty run ended
-    with the final state of the run that never failed; raw: the whole JSON.
+    with the final state of the run that never failed; tier_medians: ``{"buddy restore" |
+    "persisted fallback": {stage: s, ..., "resumed": [steps], "tiers": [...]}}`` of the two-tier
+    part; raw: the whole JSON.
     """
 
     medians: dict
@@ -34,6 +36,7 @@ class NodeLabBenchmark:
     scale: float
     all_bit_identical: bool
     machine: dict
+    tier_medians: dict
     raw: dict
 
     def stages(self, setting: str) -> dict[str, float]:
@@ -48,5 +51,8 @@ def load_nodelab_benchmark(path: str | os.PathLike | None = None) -> NodeLabBenc
         raise FileNotFoundError(f"{p}: run `python benchmarks/nodelab_bench.py` (as root) to create it")
     d = json.loads(p.read_text())
     medians = {s["setting"]: {**{k: s[k] for k in (*STAGE_NAMES, "total_s")}, "reps": s["reps"]} for s in d["summary"]}
+    tiers = {s["setting"]: {**{k: s[k] for k in (*STAGE_NAMES, "total_s")}, "reps": s["reps"],
+                            "resumed": d["tier_resumed"][s["setting"]], "tiers": d["tier_tiers"][s["setting"]]}
+             for s in d.get("tier_summary", [])}
     return NodeLabBenchmark(medians=medians, ratios=dict(d["ratios"]), settings=d["settings"], scale=d["scale"],
-                            all_bit_identical=bool(d["all_bit_identical"]), machine=d["machine"], raw=d)
+                            all_bit_identical=bool(d["all_bit_identical"]), machine=d["machine"], tier_medians=tiers, raw=d)

@@ -130,7 +130,7 @@ if lab is not None:
     for e in lab.events_of("worker_start"):
         nodes.setdefault(e["gen"], set()).add(e["node"])
     lost = lab.events_of("inject")[0]["node"]
-    spare = ({f"n{i}" for i in range(live.nodes + live.spares)} - nodes[0]).pop()
+    spare = f"n{live.nodes}"  # spares start after the job's nodes n0 .. n{nodes-1}
     print(f"steps recomputed: {repeats // live.world} per rank; losses that differ: {mismatches}")
     print(f"nodes before: {sorted(nodes[0])}, lost: {lost}, after: {sorted(nodes[1])} (the spare was {spare})")
     assert mismatches == 0 and nodes[1] == (nodes[0] - {lost}) | {spare}
@@ -203,9 +203,33 @@ print(f"detect after a cut link    : {cut['detect']:.2f} s (collective timeout {
 #
 # Every restart above reloaded the last *persisted* checkpoint, from the shared folder, and rewound the
 # steps since then. A snapshot in host memory would reload faster and could be taken far more often
-# ([notebook 06](06-square-root-pareto.ipynb)), but a lost node takes its memory with it. Either a copy of that node's snapshot lives
-# in another node's memory (a *buddy*), or the job falls back to the last persisted checkpoint: an older
-# step, read from storage. The course's model of the floor ([notebook 08](08-the-floor.ipynb)) has exactly this switch
+# ([notebook 06](06-square-root-pareto.ipynb)), but a lost node takes its memory with it. The course's two-tier checkpoint
+# (`course_lib.checkpoint.tiers`) keeps each rank's snapshot in its own node's memory *and* in the next
+# node's (its *buddy*), off the training step's critical path, and persists every k-th one through the
+# checksummed store. Each node runs a small memory *holder* beside its agent, inside its namespace, so
+# killing the node kills its memory. On restart every rank looks for the newest step all ranks can load:
+# its own node's memory, another node's, then storage, verifying every copy's checksum.
+#
+# The benchmark's second part ran that job on 3 namespaced nodes with a spare: once killing one node (its
+# shard survives in its buddy's memory), once killing a node *and* its buddy (that shard only in storage).
+#
+# **Predict:** which stage does losing the buddy too make longer: the reload, or the rewind?
+
+# %%
+for name, row in bench.tier_medians.items():
+    print(f"{name:20s} resumed from step {row['resumed'][0]} ({', '.join(row['tiers'])}): "
+          + "  ".join(f"{k} {row[k]:.2f} s" for k in ("reload", "rewind")) + f"  restart {row['total_s']:.2f} s")
+buddy, fallback = bench.tier_medians["buddy restore"], bench.tier_medians["persisted fallback"]
+print(f"reload: buddy {buddy['reload']:.2f} s vs persisted {fallback['reload']:.2f} s "
+      f"({'faster' if buddy['reload'] < fallback['reload'] else 'not faster'}); "
+      f"every run bit-identical: {bench.raw['tier_bit_identical']}")
+
+# %% [markdown]
+# With a buddy copy the job resumes at the newest snapshot; with the buddy gone too it resumes at the older
+# persisted step and recomputes the steps in between (here a few steps of a tenth of a second; at fleet
+# scale half the persisted interval). The reload itself differs little on one machine: the "storage" is a
+# local folder and the state small, while on a fleet storage is shared by every reader
+# ([notebook 07](07-fault-injection-lab.ipynb), section 4). The course's model of the floor ([notebook 08](08-the-floor.ipynb)) has exactly this switch
 # (`peer_copy`) for the host-loss mode, and the spare is its rescheduling stage.
 #
 # **Predict:** of the four modes (crash, hang, host loss, silent corruption), how much of the daily floor
