@@ -58,11 +58,15 @@ class Failure:
     step: int
     rank: int = 1
 
+    KINDS = FAILURE_KINDS  # the kinds this class accepts (course_lib.nodelab.NodeFailure has its own)
+    ON_WRITER = ("kill_in_ckpt", "corrupt_ckpt")  # kinds that strike the checkpoint writer, rank 0
+    IN_CKPT = ("kill_in_ckpt",)  # kinds that strike after the step, inside its checkpoint
+
     def __post_init__(self):
-        check_choice("kind", self.kind, FAILURE_KINDS)
+        check_choice("kind", self.kind, self.KINDS)
         object.__setattr__(self, "step", check_int_positive("step", self.step))
         object.__setattr__(self, "rank", check_int_non_negative("rank", self.rank))
-        if self.kind in ("kill_in_ckpt", "corrupt_ckpt") and self.rank != 0:
+        if self.kind in self.ON_WRITER and self.rank != 0:
             # the checkpoint writer is rank 0; these failures happen on the writer
             object.__setattr__(self, "rank", 0)
 
@@ -75,12 +79,12 @@ class Failure:
             return cls(**value)
         if isinstance(value, (tuple, list)):
             return cls(*value)
-        raise ValueError(f"failures must hold Failure, (kind, step, rank) tuples or dicts (got {value!r})")
+        raise ValueError(f"failures must hold {cls.__name__}, (kind, step, rank) tuples or dicts (got {value!r})")
 
     @property
     def progress_before(self) -> int:
         """Optimizer steps completed when this failure strikes (the pre-failure step)."""
-        return self.step if self.kind == "kill_in_ckpt" else self.step - 1
+        return self.step if self.kind in self.IN_CKPT else self.step - 1
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ import dataclasses
 import json
 from dataclasses import dataclass
 
-from .._validate import check_choice, check_int_non_negative, check_int_positive, check_non_negative, check_positive
+from .._validate import check_int_non_negative, check_int_positive, check_non_negative, check_positive
+from ..faultlab.spec import Failure
 
 __all__ = ["NODE_FAILURE_KINDS", "NodeFailure", "NodeLabConfig"]
 
@@ -40,35 +41,13 @@ NODE_FAILURE_KINDS = ("node_kill", "link_cut", "node_kill_in_ckpt")
 
 
 @dataclass(frozen=True)
-class NodeFailure:
-    """One node failure: ``kind`` (see the module doc) at step ``step`` on the node of ``rank``."""
+class NodeFailure(Failure):
+    """One node failure: ``kind`` (see the module doc) at step ``step`` on the node of ``rank``
+    (notebook 07's :class:`~course_lib.faultlab.Failure`, with the node kinds)."""
 
-    kind: str
-    step: int
-    rank: int = 1
-
-    def __post_init__(self):
-        check_choice("kind", self.kind, NODE_FAILURE_KINDS)
-        object.__setattr__(self, "step", check_int_positive("step", self.step))
-        object.__setattr__(self, "rank", check_int_non_negative("rank", self.rank))
-        if self.kind == "node_kill_in_ckpt":
-            object.__setattr__(self, "rank", 0)  # the checkpoint writer's node
-
-    @classmethod
-    def coerce(cls, value) -> "NodeFailure":
-        """Accept a NodeFailure, a (kind, step[, rank]) tuple or a dict."""
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, dict):
-            return cls(**value)
-        if isinstance(value, (tuple, list)):
-            return cls(*value)
-        raise ValueError(f"failures must hold NodeFailure, (kind, step, rank) tuples or dicts (got {value!r})")
-
-    @property
-    def progress_before(self) -> int:
-        """Optimizer steps completed when this failure strikes."""
-        return self.step if self.kind == "node_kill_in_ckpt" else self.step - 1
+    KINDS = NODE_FAILURE_KINDS
+    ON_WRITER = ("node_kill_in_ckpt",)  # the checkpoint writer's node
+    IN_CKPT = ("node_kill_in_ckpt",)
 
 
 @dataclass(frozen=True)
