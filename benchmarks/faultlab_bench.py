@@ -40,8 +40,6 @@ Writes ``benchmarks/results/faultlab_restart.{md,csv,json}``.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import shutil
 import statistics
 import sys
@@ -49,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import machine  # benchmarks/machine.py (this folder is on sys.path when run as a script)
+from machine import machine, shown_command, write_tables  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
 from course_lib.faultlab import Failure, LabConfig, run_lab
 
@@ -143,20 +141,10 @@ def main(argv=None) -> int:
         d = groups[(scenario, "default-like")]
         t = groups[(scenario, "tuned")]
         ratios[scenario] = median_row(d)["total_s"] / median_row(t)["total_s"]
-    shown = list(argv if argv is not None else sys.argv[1:])
-    if "--out" in shown:  # where the files went is not part of what was measured
-        i = shown.index("--out")
-        del shown[i : i + 2]
-    payload = {"machine": mach, "command": " ".join(["python benchmarks/faultlab_bench.py", *shown]),
+    payload = {"machine": mach, "command": shown_command("benchmarks/faultlab_bench.py", argv if argv is not None else sys.argv[1:]),
                "scale": SCALE, "step_s": STEP_S, "state_mb": STATE_MB, "default_like": DEFAULT_LIKE, "tuned": TUNED,
                "rows": rows, "summary": summary, "ratios": ratios, "wall_s": time.time() - t0}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "faultlab_restart.json").write_text(json.dumps(payload, indent=1))
-    with open(args.out / "faultlab_restart.csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    (args.out / "faultlab_restart.md").write_text(markdown(payload))
+    write_tables(args.out, "faultlab_restart", payload, rows, markdown(payload))
     print(markdown(payload))
     return 0
 

@@ -43,3 +43,27 @@ def machine(**extra) -> dict:
     }
     info.update(extra)
     return info
+
+
+def shown_command(script: str, argv: list) -> str:
+    """The command line a table records: the script and its options, without ``--out DIR`` (where
+    the files went is not part of what was measured)."""
+    shown = list(argv)
+    if "--out" in shown:
+        i = shown.index("--out")
+        del shown[i:i + 2]
+    return " ".join([f"python {script}", *shown])
+
+
+def write_tables(out: Path, stem: str, payload: dict, rows: list, markdown_text: str) -> None:
+    """Write ``out/stem.json`` (the payload), ``out/stem.csv`` (the rows) and ``out/stem.md``."""
+    import csv
+    import json
+
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(payload, indent=1))
+    with open(out / f"{stem}.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (out / f"{stem}.md").write_text(markdown_text)

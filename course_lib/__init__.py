@@ -6,7 +6,18 @@ one idea and names the notebook that explains it. The maths modules (failures, r
 interval, simulate) import neither matplotlib nor ipywidgets, and only checkpoint and
 faultlab import torch.
 """
-from .scenario import MINUTES_PER_DAY, Scenario
-
 __all__ = ["Scenario", "MINUTES_PER_DAY"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # Loaded on first use, not at ``import course_lib``: the lab's worker processes import
+    # course_lib.checkpoint / course_lib.faultlab on every restart and need neither the scenario
+    # nor the scipy it pulls in (seconds of start-up per worker on a busy machine).
+    if name in __all__:
+        from . import scenario
+
+        value = getattr(scenario, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

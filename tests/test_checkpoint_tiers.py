@@ -234,6 +234,10 @@ def test_lab_settings_are_validated():
         run_tier_lab(TierLabConfig(), kill_nodes=(0,), kill_step=3)
     with pytest.raises(ValueError, match="kill_step must be"):
         run_tier_lab(TierLabConfig(), kill_nodes=(1,))
+    with pytest.raises(ValueError, match="damage must name surviving nodes"):
+        run_tier_lab(TierLabConfig(), kill_nodes=(1,), kill_step=3, damage=[(1, 1, 2, "flip")])
+    with pytest.raises(ValueError, match="damage how must be one of"):
+        run_tier_lab(TierLabConfig(), kill_nodes=(1,), kill_step=3, damage=[(2, 1, 2, "melt")])
 
 
 # ----- the loopback lab: three torchrun "nodes" -----
@@ -269,5 +273,17 @@ def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(tmp_pat
 def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(tmp_path, reference):
     res = run_tier_lab(LAB, kill_nodes=(1, 2), kill_step=KILL_STEP, run_dir=tmp_path, timeout_s=150)
     assert res.resumed == {0: (6, "persisted"), 1: (6, "persisted"), 2: (6, "persisted")}
+    assert res.digests == reference
+    assert _all_gone(res.pids)
+
+
+@pytest.mark.slow
+def test_a_damaged_buddy_copy_is_skipped_and_every_rank_goes_back_to_a_step_all_can_load(tmp_path, reference):
+    # node 1 lost; its shard's newest copy (step 10, in node 2's memory) damaged: shard 1 has step 8
+    # from the buddy, so every rank resumes from 8, never from the damaged 10 and not from the older 6
+    res = run_tier_lab(LAB, kill_nodes=(1,), kill_step=KILL_STEP, damage=[(2, 1, 10, "truncate")],
+                       run_dir=tmp_path, timeout_s=150)
+    assert res.resumed == {0: (8, "own"), 1: (8, "buddy"), 2: (8, "own")}
+    assert any("shard 1 step 10" in line and "truncated" in line for line in res.skipped[1])
     assert res.digests == reference
     assert _all_gone(res.pids)

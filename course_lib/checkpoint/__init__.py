@@ -1,6 +1,8 @@
 """Checkpointing: the safe writer/reader (``safe``), verified DCP checkpoints (``dcp_safe``), the toy
 training state (``state``), four write strategies (``strategies``) and the write-cost benchmark
-(``bench``, ``python -m course_lib.checkpoint``), explained in notebook 05.
+(``bench``, ``python -m course_lib.checkpoint``), explained in notebook 05; the two-tier checkpoint
+(``tiers``: this node's and a buddy node's memory, held by ``holder`` processes, and the persisted
+store) and its loopback lab (``tierlab``), used in notebook 11.
 
 Only ``safe`` is imported eagerly (the fault-injection job restarts often and should not pay for
 torch.distributed.checkpoint); the other names load on first use.
@@ -26,6 +28,8 @@ _LAZY = {
     "STRATEGIES": ".strategies",
     "SnapshotCheckpointer": ".strategies",
     "measure": ".strategies",
+    "TieredCheckpointer": ".tiers",
+    "Restored": ".tiers",
 }
 
 __all__ = [

@@ -98,7 +98,7 @@ def write_dcp_manifest(directory, digests: dict | None = None) -> Path:
 
 def _read_manifest(directory: Path) -> dict:
     try:
-        text = _read_verified(directory / MANIFEST_NAME).decode()
+        text = bytes(_read_verified(directory / MANIFEST_NAME)).decode()
     except FileNotFoundError:
         raise CorruptCheckpointError(f"{directory}: no {MANIFEST_NAME} (the save never finished)") from None
     entries = {}
@@ -218,7 +218,7 @@ class DcpCheckpointStore:
 
     def latest_pointer(self) -> int | None:
         try:
-            name = _read_verified(self.directory / self.POINTER).decode()
+            name = bytes(_read_verified(self.directory / self.POINTER)).decode()
         except (FileNotFoundError, CorruptCheckpointError, UnicodeDecodeError):
             return None
         m = self._NAME.match(name)

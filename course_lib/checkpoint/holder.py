@@ -36,9 +36,10 @@ __all__ = ["MemoryHolder", "HolderServer", "HolderClient", "serve", "send_msg", 
 
 _LEN = struct.Struct(">I")
 MAX_HEADER = 1 << 20
+BUFFER_BYTES = 8 << 20  # socket buffers: fewer wake-ups per copy of a large snapshot
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(sock: socket.socket, n: int) -> bytearray:
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
@@ -47,7 +48,17 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
         if k == 0:
             raise ConnectionError(f"connection closed after {got} of {n} bytes")
         got += k
-    return bytes(buf)
+    return buf
+
+
+def _tune(sock: socket.socket) -> None:
+    """No Nagle delay for the small requests; large kernel buffers for the bulk copies."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for opt in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, opt, BUFFER_BYTES)
+        except OSError:  # pragma: no cover - a kernel limit
+            pass
 
 
 def send_msg(sock: socket.socket, header: dict, payload: bytes = b"") -> None:
@@ -59,13 +70,13 @@ def send_msg(sock: socket.socket, header: dict, payload: bytes = b"") -> None:
         sock.sendall(payload)
 
 
-def recv_msg(sock: socket.socket) -> tuple[dict, bytes]:
+def recv_msg(sock: socket.socket) -> tuple[dict, bytearray]:
     """Receive one framed message; ``ConnectionError`` when the peer closed the connection."""
     (n,) = _LEN.unpack(_recv_exact(sock, _LEN.size))
     if n > MAX_HEADER:
         raise ConnectionError(f"header of {n} bytes is not a holder message")
     header = json.loads(_recv_exact(sock, n))
-    payload = _recv_exact(sock, int(header.get("nbytes", 0))) if header.get("nbytes") else b""
+    payload = _recv_exact(sock, int(header.get("nbytes", 0))) if header.get("nbytes") else bytearray()
     return header, payload
 
 
@@ -82,7 +93,7 @@ class MemoryHolder:
     def put(self, job: str, shard: int, step: int, data: bytes, **meta) -> None:
         with self._lock:
             steps = self._copies.setdefault((job, int(shard)), {})
-            steps[int(step)] = (dict(meta, step=int(step), nbytes=len(data)), bytes(data))
+            steps[int(step)] = (dict(meta, step=int(step), nbytes=len(data)), data)  # kept as received (no copy)
             for old in sorted(steps)[: -self.keep]:
                 del steps[old]
 
@@ -226,7 +237,7 @@ class HolderClient:
                 try:
                     if self._sock is None:
                         self._sock = socket.create_connection(split_address(self.address), timeout=self.timeout_s)
-                        self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                        _tune(self._sock)
                     send_msg(self._sock, header, payload)
                     return recv_msg(self._sock)
                 except (OSError, ConnectionError):
@@ -255,7 +266,7 @@ class HolderClient:
         rep, _ = self._call({"op": "list", "job": job, "shard": int(shard)})
         return rep.get("steps", [])
 
-    def get(self, job: str, shard: int, step: int) -> bytes | None:
+    def get(self, job: str, shard: int, step: int) -> bytearray | None:
         rep, payload = self._call({"op": "get", "job": job, "shard": int(shard), "step": int(step)})
         return payload if rep.get("ok") else None
 

@@ -115,15 +115,17 @@ def seal(payload: bytes) -> bytes:
     return payload + _FOOTER.pack(MAGIC, hashlib.sha256(payload).digest(), len(payload))
 
 
-def unseal(data: bytes, name: str = "checkpoint") -> bytes:
-    """The payload of sealed ``data`` after checking its footer; :class:`CorruptCheckpointError` if
-    it is truncated, altered or not sealed by the course (``name`` goes into the message)."""
-    if len(data) < _FOOTER.size:
-        raise CorruptCheckpointError(f"{name}: truncated ({len(data)} bytes, shorter than the footer)")
-    magic, digest, length = _FOOTER.unpack(data[-_FOOTER.size:])
+def unseal(data, name: str = "checkpoint") -> memoryview:
+    """The payload of sealed ``data`` (bytes-like) after checking its footer, as a view into ``data``
+    (no copy); :class:`CorruptCheckpointError` if it is truncated, altered or not sealed by the
+    course (``name`` goes into the message)."""
+    view = memoryview(data).cast("B")
+    if len(view) < _FOOTER.size:
+        raise CorruptCheckpointError(f"{name}: truncated ({len(view)} bytes, shorter than the footer)")
+    magic, digest, length = _FOOTER.unpack(view[-_FOOTER.size:])
     if magic != MAGIC:
         raise CorruptCheckpointError(f"{name}: no checksum footer (truncated, or not written by course_lib)")
-    payload = data[: -_FOOTER.size]
+    payload = view[: -_FOOTER.size]
     if len(payload) != length:
         raise CorruptCheckpointError(f"{name}: payload is {len(payload)} bytes, footer says {length} (truncated?)")
     if hashlib.sha256(payload).digest() != digest:
@@ -131,7 +133,7 @@ def unseal(data: bytes, name: str = "checkpoint") -> bytes:
     return payload
 
 
-def _read_verified(path: Path) -> bytes:
+def _read_verified(path: Path) -> memoryview:
     return unseal(Path(path).read_bytes(), str(path))
 
 
@@ -190,7 +192,7 @@ class CheckpointStore:
     def latest_pointer(self) -> int | None:
         """The step ``LATEST`` names, or None when it is missing or unreadable."""
         try:
-            name = _read_verified(self.directory / self.POINTER).decode()
+            name = bytes(_read_verified(self.directory / self.POINTER)).decode()
         except (FileNotFoundError, CorruptCheckpointError, UnicodeDecodeError):
             return None
         m = self._NAME.match(name)

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..faultlab.lab import _temporary_run_dir
+from .holder import HolderClient
 from .._validate import check_int_non_negative, check_int_positive, check_non_negative, check_positive
 
 __all__ = ["TierLabConfig", "TierLabResult", "TierLabError", "run_tier_lab", "reference_digests", "HOLDER_SCRIPT", "JOB_SCRIPT", "start_holder"]
@@ -108,9 +109,13 @@ def _kill(pid: int) -> None:
             pass
 
 
-def start_holder(stack: ExitStack, host: str = "127.0.0.1", keep: int = 2):
-    """Start a holder process (its own session), registered on ``stack`` for SIGKILL; returns (proc, address)."""
-    proc = subprocess.Popen([sys.executable, str(HOLDER_SCRIPT), "--host", host, "--port", "0", "--keep", str(keep)],
+def start_holder(stack: ExitStack, host: str = "127.0.0.1", keep: int = 2, prefix: tuple = ()):
+    """Start a holder process (its own session), registered on ``stack`` for SIGKILL; returns (proc, address).
+
+    ``prefix`` goes before the command, e.g. ``("ip", "netns", "exec", "node1")`` to start it inside
+    a network namespace, listening on that namespace's ``host`` address.
+    """
+    proc = subprocess.Popen([*prefix, sys.executable, str(HOLDER_SCRIPT), "--host", host, "--port", "0", "--keep", str(keep)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True, text=True)
     stack.callback(_reap, proc)
     line = proc.stdout.readline()  # the holder's first line, or '' if it died
@@ -140,9 +145,11 @@ def _read_events(path: Path) -> list:
 
 
 def run_tier_lab(config: TierLabConfig = TierLabConfig(), *, kill_nodes: tuple = (), kill_step: int | None = None,
-                 timeout_s: float = 120.0, run_dir=None) -> TierLabResult:
+                 damage: tuple = (), timeout_s: float = 120.0, run_dir=None) -> TierLabResult:
     """Run the job on ``config.nodes`` loopback nodes; with ``kill_nodes`` (node indices >= 1), kill
-    those nodes at ``kill_step`` of generation 0 and rerun on replacements. See the module doc."""
+    those nodes at ``kill_step`` of generation 0 and rerun on replacements. ``damage`` holds
+    ``(node, shard, step, how)`` tuples applied to surviving nodes' memory between the kill and the
+    rerun (``how``: ``flip`` or ``truncate``, see :meth:`MemoryHolder.damage`). See the module doc."""
     if not isinstance(config, TierLabConfig):
         raise ValueError(f"config must be a TierLabConfig (got {type(config).__name__})")
     timeout_s = check_positive("timeout_s", timeout_s)
@@ -153,6 +160,12 @@ def run_tier_lab(config: TierLabConfig = TierLabConfig(), *, kill_nodes: tuple =
     if kill_nodes:
         if kill_step is None or not 1 <= kill_step <= config.steps:
             raise ValueError(f"kill_step must be an integer in [1, steps={config.steps}] (got {kill_step!r})")
+    damage = tuple((int(n), int(shard), int(step), str(how)) for n, shard, step, how in damage)
+    for n, _, _, how in damage:
+        if not kill_nodes or n in kill_nodes or not 0 <= n < config.nodes:
+            raise ValueError(f"damage must name surviving nodes of a run with kill_nodes (got node {n})")
+        if how not in ("flip", "truncate"):
+            raise ValueError(f"damage how must be one of ['flip', 'truncate'] (got {how!r})")
     run_dir = _temporary_run_dir() if run_dir is None else Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     events = run_dir / "events.jsonl"
@@ -202,6 +215,11 @@ def run_tier_lab(config: TierLabConfig = TierLabConfig(), *, kill_nodes: tuple =
                     _kill(pid)
                 for name in names:
                     _wait(agents[name], deadline, run_dir, gen)
+                for n, shard, step, how in damage:  # memory damaged on a surviving node
+                    client = HolderClient(holders[names[n]][1])
+                    if not client.damage(cfg["job"], shard, step, how):
+                        raise TierLabError(f"node {names[n]} holds no copy of shard {shard} step {step} to damage")
+                    client.close()
                 for i in kill_nodes:  # replacements with empty memory take the lost nodes' places
                     names[i] = f"spare{i}"
                     holders[names[i]] = start_holder(stack, keep=config.keep)

@@ -1,9 +1,11 @@
 """A two-tier checkpoint: a snapshot in this node's memory and in a buddy node's memory, and every
 k-th one persisted through the course's checksummed store (notebook 11 uses it).
 
-Why two tiers: a snapshot in host memory reloads in a fraction of the time a storage read takes,
-but a failure that takes the whole host (power supply, chassis, CPU, memory, host maintenance)
-takes that memory with it. A copy in another node's memory (its *buddy*) survives the loss of
+Why two tiers: a snapshot in host memory is cheap enough to take every few steps, so a restore
+from it rewinds little work, and reading it back needs no shared file system that every rank of
+the job hits at once (on one machine the read itself is not always faster than a local disk's:
+benchmarks/results/tiers_restore.md). But a failure that takes the whole host (power supply,
+chassis, CPU, memory, host maintenance) takes that memory with it. A copy in another node's memory (its *buddy*) survives the loss of
 one node; only when a node *and* its buddy are lost does the job fall back to the last persisted
 checkpoint, which is older.
 
@@ -16,8 +18,10 @@ holder (tier ``own``) and to the holder of the next node in a ring of the job's 
 job's process group, so no tier assumes a shared file system. The persisted tier is a
 :class:`~course_lib.checkpoint.safe.CheckpointStore` per shard in a folder all nodes see.
 
-What is on the training step's critical path: only the copy of the state into preallocated
-host buffers (:class:`~course_lib.checkpoint.strategies.SnapshotCheckpointer`'s snapshot). A
+What is on the training step's critical path: the copy of the state into preallocated host
+buffers (:class:`~course_lib.checkpoint.strategies.SnapshotCheckpointer`'s snapshot; on a GPU a
+device-to-host copy on a side stream into pinned memory), and nothing else as long as the
+previous snapshot's replication has finished. A
 background thread then serialises the buffers, seals them (sha256 footer), sends them to both
 holders and, every ``persist_every``-th snapshot, writes them to the store. The next snapshot
 waits for that thread, so a snapshot interval shorter than the replication time makes the
@@ -183,6 +187,9 @@ class TieredCheckpointer(SnapshotCheckpointer):
         self.last_timings: dict = {}
         #: copies that could not be sent (e.g. the buddy's node is gone): (step, address, error)
         self.replication_errors: list = []
+        #: seconds of the last restore: list_s (asking every tier), fetch_s (bytes from a holder or
+        #: the disk), verify_load_s (sha256 + torch.load), summed over the candidates tried
+        self.last_restore: dict = {}
 
     # ----- writing -----
     def _client(self, address: str) -> HolderClient:
@@ -261,7 +268,9 @@ class TieredCheckpointer(SnapshotCheckpointer):
             tier = "own" if address == self.local_holder else "buddy"
             name = f"{tier} copy of shard {self.shard} step {step} at {address}"
             try:
+                t0 = time.perf_counter()
                 data = self._client(address).get(self.job, self.shard, step)
+                self.last_restore["fetch_s"] += time.perf_counter() - t0
             except OSError as exc:
                 skipped.append(f"{name}: unreachable ({type(exc).__name__})")
                 continue
@@ -269,17 +278,27 @@ class TieredCheckpointer(SnapshotCheckpointer):
                 skipped.append(f"{name}: gone")
                 continue
             try:
-                return tier, address, self._checked(load_sealed(data, name), step, name)
+                return tier, address, self._verify_load(data, step, name)
             except CorruptCheckpointError as exc:
                 skipped.append(str(exc))
         path = self.store.path_for(step)
         if path.exists():
             name = f"persisted copy of shard {self.shard} step {step} at {path}"
             try:
-                return "persisted", str(path), self._checked(load_sealed(path.read_bytes(), name), step, name)
+                t0 = time.perf_counter()
+                data = path.read_bytes()
+                self.last_restore["fetch_s"] += time.perf_counter() - t0
+                return "persisted", str(path), self._verify_load(data, step, name)
             except (CorruptCheckpointError, OSError) as exc:
                 skipped.append(str(exc))
         return None
+
+    def _verify_load(self, data, step: int, name: str):
+        t0 = time.perf_counter()
+        try:
+            return self._checked(load_sealed(data, name), step, name)
+        finally:
+            self.last_restore["verify_load_s"] += time.perf_counter() - t0
 
     @staticmethod
     def _checked(obj, step: int, name: str):
@@ -315,8 +334,10 @@ class TieredCheckpointer(SnapshotCheckpointer):
         """
         self.wait()
         t0 = time.perf_counter()
+        self.last_restore = {"list_s": 0.0, "fetch_s": 0.0, "verify_load_s": 0.0}
         skipped: list[str] = []
         listing = self._listing(skipped)
+        self.last_restore["list_s"] = time.perf_counter() - t0
         for step in self.candidate_steps(listing):
             got = self._load_step(step, listing, skipped)
             if self._all_agree(got is not None):

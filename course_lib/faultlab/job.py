@@ -149,6 +149,8 @@ def main(argv=None) -> int:
     seed, steps, every = cfg["seed"], cfg["steps"], cfg["ckpt_every"]
     failures = cfg["failures"]
     mine = failures[gen] if gen < len(failures) else None  # failure i fires in generation i
+    if mine is None and failures and failures[-1]["kind"] == "bad_node":
+        mine = failures[-1]  # a bad node nobody removed: the same failure in every later generation
 
     # ----- model, optimizer, data: pure functions of seed, step and rank -----
     torch.manual_seed(seed)
@@ -283,7 +285,7 @@ def main(argv=None) -> int:
                         os.fsync(fh.fileno())
                     log("inject", kind=kind, step=step, progress=step - 1, file=newest.name)
                     os.kill(os.getpid(), signal.SIGKILL)
-                elif kind == "kill":
+                elif kind in ("kill", "bad_node"):
                     log("inject", kind=kind, step=step, progress=step - 1)
                     os.kill(os.getpid(), signal.SIGKILL)
                 elif kind == "node_kill":

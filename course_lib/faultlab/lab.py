@@ -158,6 +158,7 @@ def run_lab(
         "--standalone",
         "--nproc-per-node", str(cfg.nproc),
         "--max-restarts", str(cfg.max_restarts),
+        "--max-no-progress-restarts", str(cfg.max_no_progress_restarts),
         "--monitor-interval", str(cfg.monitor_interval_s),
         str(JOB_SCRIPT), str(cfg_path),
     ]  # fmt: skip
@@ -182,6 +183,9 @@ def run_lab(
         if rc is None:
             raise LabError(f"lab run exceeded timeout_s={timeout_s:g} s; torchrun output tail:\n{output[-3000:]}")
         if rc != 0:
+            gave_up = [e for e in read_events(events_path) if e["ev"] == "gave_up"] if events_path.exists() else []
+            if gave_up:  # the restart-loop guard stopped the job: its message says where and why
+                raise LabError(f"{gave_up[0]['message']}\n(torchrun exited with {rc})")
             raise LabError(f"torchrun exited with {rc}; output tail:\n{output[-3000:]}")
     finally:
         if proc is not None:

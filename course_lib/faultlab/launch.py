@@ -9,9 +9,15 @@ environment variable ``FAULTLAB_EVENTS`` names the file):
 * ``_stop_workers``: the survivors are stopped -> ``agent_stopped``;
 * ``_start_workers``: a generation of workers was started -> ``workers_spawned``.
 
-The wrappers only observe (they call the original and return its result). They use private
+The wrappers observe (they call the original and return its result), with one exception: the
+restart-loop guard (:class:`.guard.RestartGuard`). After each failure the agent notices, the
+guard is told the newest step that generation completed (read from the event log) and the
+failed ranks; when restarts have made no progress ``--max-no-progress-restarts`` times in a row
+(this launcher's own option, removed before torchrun sees the rest; default NVRx's 3) the agent's
+remaining restarts are set to zero, a ``gave_up`` event and a line on stderr name the node
+(``FAULTLAB_NODE``, default the host name: set it per node in a multi-node lab), the rank and the step, and torchrun ends the job instead of restarting it again. They use private
 method names of ``torch.distributed.elastic``; if a future PyTorch renames them the lab still
-runs, without the agent events, and detection falls back to the peers' notice.
+runs, without the agent events and the guard, and detection falls back to the peers' notice.
 
 Generations. On one host (notebook 07) a generation is the agent's restart count. Across
 nodes (notebook 11, ``FAULTLAB_GEN_FROM=round``) agents restart different numbers of times
@@ -23,13 +29,45 @@ the workers inherit and log.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import time
 
-from .events import EventLog
+from .events import EventLog, read_events
+from .guard import NoProgressError, RestartGuard
 
 
-def _instrument(log: EventLog) -> bool:
+def _progress(log: EventLog, gen: int) -> tuple[int, int | None, int | None]:
+    """Of generation ``gen``: the newest step every rank that logged one completed, and the step
+    and rank of the injected failure (None when the log has none)."""
+    try:
+        events = [e for e in read_events(log.path) if e.get("gen") == gen]
+    except (FileNotFoundError, ValueError):
+        return 0, None, None
+    done: dict[int, int] = {}
+    for e in events:
+        if e["ev"] in ("step_done", "state_loaded"):
+            done[e["rank"]] = max(done.get(e["rank"], 0), int(e["step"]))
+    injected = [e for e in events if e["ev"] == "inject"]
+    first = injected[0] if injected else {}
+    return (min(done.values()) if done else 0), first.get("step"), first.get("rank")
+
+
+def _first_failed_rank(failures: dict) -> int:
+    """The rank that failed first: killed by a signal before those that exited after noticing it,
+    then the earliest timestamp, then the lowest rank (-1 when there is none)."""
+    if not failures:
+        return -1
+
+    def key(item):
+        rank, f = item
+        code = getattr(f, "exitcode", 0) or 0
+        return (0 if code < 0 else 1, getattr(f, "timestamp", 0) or 0, rank)
+
+    return min(failures.items(), key=key)[0]
+
+
+def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
     try:
         from torch.distributed.elastic.agent.server.api import WorkerState
         from torch.distributed.elastic.agent.server.local_elastic_agent import LocalElasticAgent
@@ -44,6 +82,9 @@ def _instrument(log: EventLog) -> bool:
         _instrument_round()
 
     def gen_of(agent) -> int:
+        frozen = getattr(agent, "_faultlab_gen", None)  # set when the guard spent the restarts
+        if frozen is not None:
+            return frozen
         if by_round:
             return int(os.environ.get("FAULTLAB_GEN", "0"))
         spec = agent._worker_group.spec
@@ -62,6 +103,8 @@ def _instrument(log: EventLog) -> bool:
                 codes = {str(k): getattr(v, "exitcode", None) for k, v in (result.failures or {}).items()}
                 log.gen = g
                 log("agent_noticed", state=result.state.name, exitcodes=codes)
+                if guard is not None:
+                    _ask_guard(self, guard, log, g, result)
         return result
 
     def _stop_workers(self, worker_group, *args, **kwargs):
@@ -75,6 +118,19 @@ def _instrument(log: EventLog) -> bool:
         log.gen = gen_of(self)
         log("workers_spawned", pids={str(k): v for k, v in out.items()})
         return out
+
+    def _ask_guard(agent, guard, log, g, result):
+        progress, step, rank = _progress(log, g)
+        if rank is None:
+            rank = _first_failed_rank(result.failures or {})
+        node = os.environ.get("FAULTLAB_NODE") or socket.gethostname()
+        try:
+            guard.after_failure(progress, step, node=node, rank=rank)
+        except NoProgressError as exc:
+            agent._faultlab_gen = g
+            agent._remaining_restarts = 0
+            log("gave_up", message=str(exc), node=node, step=exc.attempts[-1].step, progress=progress)
+            print(f"[restart-loop guard] {exc}", file=sys.stderr, flush=True)
 
     LocalElasticAgent._monitor_workers = _monitor_workers
     LocalElasticAgent._stop_workers = _stop_workers
@@ -96,13 +152,28 @@ def _instrument_round() -> None:
     DynamicRendezvousHandler.next_rendezvous = next_rendezvous
 
 
+def _pop_option(argv: list, name: str):
+    """Remove ``name VALUE`` (or ``name=VALUE``) from ``argv``; return VALUE or None."""
+    for i, a in enumerate(argv):
+        if a == name and i + 1 < len(argv):
+            value = argv[i + 1]
+            del argv[i:i + 2]
+            return value
+        if a.startswith(name + "="):
+            del argv[i]
+            return a.split("=", 1)[1]
+    return None
+
+
 def main(argv=None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = list(sys.argv[1:] if argv is None else argv)
+    limit = _pop_option(argv, "--max-no-progress-restarts")
+    guard = RestartGuard(None if limit is None else int(limit))
     log = EventLog(os.environ["FAULTLAB_EVENTS"], rank=-1, gen=0)
     t0 = time.time()
     from torch.distributed.run import main as torchrun_main
 
-    ok = _instrument(log)
+    ok = _instrument(log, guard)
     log("agent_start", t=t0, instrumented=ok)
     try:
         torchrun_main(argv)

@@ -21,6 +21,11 @@ Failure kinds (``Failure.kind``), each fired once, in its own worker generation 
 ``corrupt_ckpt``
     at step ``step`` rank 0 flips bytes in the middle of the newest committed checkpoint
     (storage corruption) and is then SIGKILLed: the restart must skip that file.
+``bad_node``
+    rank ``rank`` sits on a bad node that nobody removes: it is SIGKILLed in step ``step`` of
+    its generation *and of every later one* (only as the last failure). Restarts then make no
+    progress, and the restart-loop guard (:mod:`.guard`) stops the job after
+    ``max_no_progress_restarts`` of them with a message naming the node, the rank and the step.
 
 Levers (each a field): ``collective_timeout_s`` (the gloo/NCCL process-group timeout),
 ``monitor_interval_s`` (how often torchrun's agent polls its workers), ``ckpt_every`` (the
@@ -46,7 +51,7 @@ from .._validate import (
 
 __all__ = ["FAILURE_KINDS", "SNAPSHOTS", "Failure", "LabConfig"]
 
-FAILURE_KINDS = ("kill", "kill_in_ckpt", "hang", "corrupt_ckpt")
+FAILURE_KINDS = ("kill", "kill_in_ckpt", "hang", "corrupt_ckpt", "bad_node")
 SNAPSHOTS = ("disk", "memory")
 
 
@@ -105,6 +110,8 @@ class LabConfig:
     keep: checkpoints kept by the store.
     seed: seed of the model, the data and the dropout streams.
     batch, features, hidden: size of the synthetic problem and the MLP.
+    max_no_progress_restarts: restarts in a row without progress before the restart-loop guard
+        stops the job (default: NVRx's, from data/restart_ranges.csv).
     """
 
     steps: int = 24
@@ -121,8 +128,15 @@ class LabConfig:
     batch: int = 32
     features: int = 16
     hidden: int = 32
+    max_no_progress_restarts: int | None = None
 
     def __post_init__(self):
+        if self.max_no_progress_restarts is None:
+            from .guard import default_max_no_progress_restarts
+
+            object.__setattr__(self, "max_no_progress_restarts", default_max_no_progress_restarts())
+        object.__setattr__(self, "max_no_progress_restarts",
+                           check_int_positive("max_no_progress_restarts", self.max_no_progress_restarts))
         object.__setattr__(self, "steps", check_int_positive("steps", self.steps))
         object.__setattr__(self, "ckpt_every", check_int_positive("ckpt_every", self.ckpt_every))
         check_positive("collective_timeout_s", self.collective_timeout_s)
@@ -159,6 +173,8 @@ class LabConfig:
                     f"failures[{i}].step must be a multiple of ckpt_every={self.ckpt_every} for kind "
                     f"'kill_in_ckpt' (got {f.step})"
                 )
+            if f.kind == "bad_node" and i != len(fs) - 1:
+                raise ValueError(f"failures[{i}] of kind 'bad_node' must be the last failure (it recurs in every later generation)")
             last = f.progress_before
         if any(f.kind == "hang" for f in fs) and self.collective_timeout_s > 600:
             raise ValueError(
@@ -168,7 +184,10 @@ class LabConfig:
 
     @property
     def max_restarts(self) -> int:
-        """Restarts torchrun must allow: one per injected failure."""
+        """Restarts torchrun must allow: one per injected failure; with a ``bad_node``, more than the
+        guard will use (so the guard, not torchrun's budget, is what stops the loop)."""
+        if self.failures and self.failures[-1].kind == "bad_node":
+            return len(self.failures) + self.max_no_progress_restarts + 2
         return len(self.failures)
 
     def replace(self, **changes) -> "LabConfig":

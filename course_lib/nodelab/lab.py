@@ -120,7 +120,7 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
         try:
             def start_node() -> int:
                 i = net.add_node()
-                env = dict(base_env, NODELAB_NODE=f"n{i}", TIERS_NODE=f"n{i}")
+                env = dict(base_env, NODELAB_NODE=f"n{i}", TIERS_NODE=f"n{i}", FAULTLAB_NODE=f"n{i}")
                 if job.holder_keep is not None:  # the node's memory, beside its agent
                     holder = net.popen(i, [sys.executable, str(HOLDER_SCRIPT), "--host", net.addr(i), "--port", "0",
                                            "--keep", str(job.holder_keep)], stdout=subprocess.PIPE, text=True)
