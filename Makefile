@@ -65,11 +65,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate_bench.py
 	$(BIN)/python benchmarks/checkpoint_bench.py --sizes 256MiB,1GiB --repeats 5 --ranks 1 2
 	$(BIN)/python benchmarks/faultlab_bench.py
-<<<<<<< HEAD
 	$(BIN)/python benchmarks/nodelab_bench.py
-=======
 	$(BIN)/python benchmarks/tiers_bench.py
->>>>>>> tiers
 
 clean:
 	rm -rf build .pytest_cache
