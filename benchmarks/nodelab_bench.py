@@ -47,6 +47,7 @@ from pathlib import Path
 
 from machine import machine  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
+from course_lib.faultlab import LabError
 from course_lib.nodelab import NodeFailure, NodeLabConfig, net_admin_missing, run_nodelab
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -123,6 +124,8 @@ def _median_rows(rows: list, names) -> list:
     out = []
     for name in names:
         g = [r for r in rows if r["setting"] == name]
+        if not g:  # every run of this setting failed (listed under failed_runs)
+            continue
         keys = [k for k in (*STAGES, "total_s", "restore_s_max") if k in g[0]]
         out.append({"setting": name, "reps": len(g), **{k: statistics.median(r[k] for r in g) for k in keys}})
     return out
@@ -150,6 +153,7 @@ def main(argv=None) -> int:
         del shown[i : i + 2]
     command = " ".join(["python benchmarks/nodelab_bench.py", *shown])
     mach = machine(torch=torch.__version__, backend="gloo (CPU)")
+    failed: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="nodelab-bench-") as tmp:
         if args.part in ("all", "spare"):
             settings = {k: dict(v) for k, v in SETTINGS.items()}
@@ -158,7 +162,12 @@ def main(argv=None) -> int:
             reference = one_run(None, Path(tmp) / "reference")
             for rep in range(args.reps):
                 for name, setting in settings.items():
-                    r = one_run(setting, Path(tmp) / f"run{len(rows)}")
+                    try:
+                        r = one_run(setting, Path(tmp) / f"run{len(rows) + len(failed)}")
+                    except LabError as exc:  # a run that did not finish is reported, not hidden
+                        failed.append({"setting": name, "rep": rep, "error": str(exc).splitlines()[0]})
+                        print(f"[{time.time() - t0:6.0f} s] {name:26s} FAILED: {failed[-1]['error']}", flush=True)
+                        continue
                     rows.append({"setting": name, "rep": rep, **setting, **r})
                     print(f"[{time.time() - t0:6.0f} s] {name:26s} total {r['total_s']:6.2f} s  "
                           + "  ".join(f"{k} {r[k]:.2f}" for k in STAGES), flush=True)
@@ -175,7 +184,12 @@ def main(argv=None) -> int:
             trows = []
             for rep in range(args.reps):
                 for name, kill in TIER_SETTINGS.items():
-                    r = tier_run(kill, Path(tmp) / f"tier{len(trows)}")
+                    try:
+                        r = tier_run(kill, Path(tmp) / f"tier{len(trows) + len(failed)}")
+                    except LabError as exc:
+                        failed.append({"setting": name, "rep": rep, "error": str(exc).splitlines()[0]})
+                        print(f"[{time.time() - t0:6.0f} s] {name:26s} FAILED: {failed[-1]['error']}", flush=True)
+                        continue
                     trows.append({"setting": name, "rep": rep, "killed": "+".join(kill), **r})
                     print(f"[{time.time() - t0:6.0f} s] {name:26s} total {r['total_s']:6.2f} s  resumed {r['resumed_step']} "
                           f"from {r['tiers']}  " + "  ".join(f"{k} {r[k]:.2f}" for k in STAGES), flush=True)
@@ -186,6 +200,8 @@ def main(argv=None) -> int:
                 "tier_resumed": {n: sorted({r["resumed_step"] for r in trows if r["setting"] == n}) for n in TIER_SETTINGS},
                 "tier_tiers": {n: sorted({r["tiers"] for r in trows if r["setting"] == n}) for n in TIER_SETTINGS},
                 "tier_bit_identical": all(r["bit_identical"] for r in trows), "tier_wall_s": time.time() - t1})
+    payload["failed_runs"] = failed + [f for f in old.get("failed_runs", []) if args.part != "all"
+                                       and (f["setting"] in TIER_SETTINGS) == (args.part == "spare")]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "nodelab.json").write_text(json.dumps(payload, indent=1))
     for key, name in (("rows", "nodelab.csv"), ("tier_rows", "nodelab_tiers.csv")):
@@ -279,6 +295,9 @@ def markdown(p: dict) -> str:
             f"to the older persisted step). Every run bit-identical to the uninterrupted run: "
             f"{'yes' if p['tier_bit_identical'] else '**no**'}.",
         ]
+    if p.get("failed_runs"):
+        lines += ["", "Runs that did not finish (left out of the medians, counted here):", ""]
+        lines += [f"- {f['setting']} (repeat {f['rep']}): {f['error']}" for f in p["failed_runs"]]
     return "\n".join(lines) + "\n"
 
 
