@@ -100,23 +100,8 @@ class NodeLabConfig:
         check_non_negative("state_mb", self.state_mb)
         for name in ("batch", "features", "hidden"):
             object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
-        if isinstance(self.failures, (str, bytes)) or not hasattr(self.failures, "__iter__"):
-            raise ValueError(f"failures must be a sequence of NodeFailure (got {self.failures!r})")
-        fs = tuple(NodeFailure.coerce(f) for f in self.failures)
+        fs = NodeFailure.checked_sequence(self.failures, ranks=self.world, steps=self.steps, ckpt_every=self.ckpt_every)
         object.__setattr__(self, "failures", fs)
-        last = 0
-        for i, f in enumerate(fs):
-            if f.rank >= self.world:
-                raise ValueError(f"failures[{i}].rank must be an integer in [0, {self.world - 1}] (got {f.rank})")
-            if f.step > self.steps:
-                raise ValueError(f"failures[{i}].step must be an integer in [1, steps={self.steps}] (got {f.step})")
-            if f.step <= last:
-                raise ValueError(f"failures[{i}].step must be > {last} (each failure strikes after the previous "
-                                 f"one's pre-failure step; got {f.step})")
-            if f.kind == "node_kill_in_ckpt" and f.step % self.ckpt_every:
-                raise ValueError(f"failures[{i}].step must be a multiple of ckpt_every={self.ckpt_every} for kind "
-                                 f"'node_kill_in_ckpt' (got {f.step})")
-            last = f.progress_before
         if any(f.kind == "link_cut" for f in fs) and self.collective_timeout_s > 120:
             raise ValueError(f"collective_timeout_s must be <= 120 when a link is cut (the lab would wait that long; "
                              f"got {self.collective_timeout_s!r})")
