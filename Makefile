@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate_bench.py
 	$(BIN)/python benchmarks/checkpoint_bench.py --sizes 256MiB,1GiB --repeats 5 --ranks 1 2
 	$(BIN)/python benchmarks/faultlab_bench.py
+	$(BIN)/python benchmarks/nodelab_bench.py
 	$(BIN)/python benchmarks/tiers_bench.py
 	$(BIN)/python benchmarks/ftlab_bench.py
 

@@ -15,6 +15,14 @@ step 0; after a restart every rank loads the newest checkpoint that verifies.
 
 Backend: gloo on CPU; NCCL when CUDA is available (the model and batches then live on the
 GPU of ``LOCAL_RANK``; checkpoints are always saved from CPU copies).
+
+Across nodes (notebook 11, :mod:`course_lib.nodelab`) the same script runs on every node's
+agent; the generation is then the rendezvous round (``FAULTLAB_GEN``, set by
+:mod:`course_lib.faultlab.launch`), and three more failure kinds act on the whole node
+(``NODELAB_NODE`` names it; they refuse to run outside a lab namespace):
+``node_kill`` (every process of the node SIGKILLed at once, mid-step), ``node_kill_in_ckpt``
+(the same, halfway through writing a checkpoint) and ``link_cut`` (the node's link taken
+down mid-step: it stays alive, its peers hang until the collective timeout).
 """
 import time
 
@@ -54,6 +62,32 @@ def _drop_page_cache(path) -> None:
             os.close(fd)
     except (OSError, AttributeError):
         pass
+
+
+def _kill_my_node() -> None:
+    """SIGKILL every process in this process's network namespace (the lab's node), self last."""
+    if not os.environ.get("NODELAB_NODE"):
+        raise RuntimeError("node failures run only inside a nodes-lab namespace (NODELAB_NODE unset)")
+    me = os.getpid()
+    mine = os.readlink(f"/proc/{me}/ns/net")
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and int(p.name) != me:
+            try:
+                if os.readlink(f"/proc/{p.name}/ns/net") == mine:
+                    os.kill(int(p.name), signal.SIGKILL)
+            except OSError:
+                continue
+    os.kill(me, signal.SIGKILL)
+
+
+def _cut_my_link() -> None:
+    """Take this node's link down (the node stays alive; nothing reaches it or leaves it)."""
+    import subprocess
+
+    iface = os.environ.get("NODELAB_IFACE")
+    if not os.environ.get("NODELAB_NODE") or not iface:
+        raise RuntimeError("link_cut runs only inside a nodes-lab namespace (NODELAB_NODE unset)")
+    subprocess.run(["ip", "link", "set", "dev", iface, "down"], check=True, timeout=30)
 
 
 def state_digest(state) -> str:
@@ -115,13 +149,14 @@ def main(argv=None) -> int:
     paths = cfg.pop("_paths")
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
-    gen = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    gen = int(os.environ.get("FAULTLAB_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
     _die_with_parent()
 
     from course_lib.faultlab.events import EventLog
 
     log = EventLog(paths["events"], rank=rank, gen=gen)
-    log("worker_start", t=_T_START)
+    node = os.environ.get("NODELAB_NODE")
+    log("worker_start", t=_T_START, **({"node": node} if node else {}))
 
     import torch
     import torch.distributed as dist
@@ -205,7 +240,7 @@ def main(argv=None) -> int:
         if rank != 0:
             return
         state = full_state(step, applied, rngs)
-        if mine and mine["kind"] == "kill_in_ckpt" and mine["step"] == step:
+        if mine and mine["kind"] in ("kill_in_ckpt", "node_kill_in_ckpt") and mine["step"] == step:
             buf = io.BytesIO()
             torch.save(state, buf)
             data = buf.getvalue()
@@ -213,7 +248,10 @@ def main(argv=None) -> int:
             def half_then_die(fh):
                 fh.write(data[: len(data) // 2])
                 fh.flush()
-                log("inject", kind="kill_in_ckpt", step=step, progress=step, bytes_written=len(data) // 2)
+                log("inject", kind=mine["kind"], step=step, progress=step, bytes_written=len(data) // 2,
+                    **({"node": node} if node else {}))
+                if mine["kind"] == "node_kill_in_ckpt":
+                    _kill_my_node()
                 os.kill(os.getpid(), signal.SIGKILL)
 
             store.commit(step, half_then_die)
@@ -271,6 +309,14 @@ def main(argv=None) -> int:
                 elif kind in ("kill", "bad_node"):
                     log("inject", kind=kind, step=step, progress=step - 1)
                     os.kill(os.getpid(), signal.SIGKILL)
+                elif kind == "node_kill":
+                    log("inject", kind=kind, step=step, progress=step - 1, node=node)
+                    _kill_my_node()
+                elif kind == "link_cut":
+                    log("inject", kind=kind, step=step, progress=step - 1, node=node)
+                    _cut_my_link()
+                    while True:  # alive but cut off: the peers wait until their collective timeout
+                        time.sleep(3600)
                 elif kind == "hang":
                     log("inject", kind=kind, step=step, progress=step - 1)
                     while True:  # never reaches the all-reduce; the agent's SIGTERM ends it

@@ -18,6 +18,13 @@ remaining restarts are set to zero, a ``gave_up`` event and a line on stderr nam
 (``FAULTLAB_NODE``, default the host name: set it per node in a multi-node lab), the rank and the step, and torchrun ends the job instead of restarting it again. They use private
 method names of ``torch.distributed.elastic``; if a future PyTorch renames them the lab still
 runs, without the agent events and the guard, and detection falls back to the peers' notice.
+
+Generations. On one host (notebook 07) a generation is the agent's restart count. Across
+nodes (notebook 11, ``FAULTLAB_GEN_FROM=round``) agents restart different numbers of times
+(a spare joins with a count of 0), so the generation is the rendezvous round instead: the
+wrapper of ``DynamicRendezvousHandler.next_rendezvous`` puts the round the node joined in
+the environment variables ``FAULTLAB_GEN`` and ``TIERS_GEN`` (the two-tier job's name), which
+the workers inherit and log.
 """
 from __future__ import annotations
 
@@ -70,11 +77,18 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
     if not all(hasattr(LocalElasticAgent, n) for n in needed):  # pragma: no cover
         return False
     noticed: set[int] = set()
+    by_round = os.environ.get("FAULTLAB_GEN_FROM") == "round"
+    if by_round:
+        _instrument_round()
 
     def gen_of(agent) -> int:
-        spec = agent._worker_group.spec
         frozen = getattr(agent, "_faultlab_gen", None)  # set when the guard spent the restarts
-        return frozen if frozen is not None else spec.max_restarts - agent._remaining_restarts
+        if frozen is not None:
+            return frozen
+        if by_round:
+            return int(os.environ.get("FAULTLAB_GEN", "0"))
+        spec = agent._worker_group.spec
+        return spec.max_restarts - agent._remaining_restarts
 
     orig_monitor = LocalElasticAgent._monitor_workers
     orig_stop = LocalElasticAgent._stop_workers
@@ -122,6 +136,20 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
     LocalElasticAgent._stop_workers = _stop_workers
     LocalElasticAgent._start_workers = _start_workers
     return True
+
+
+def _instrument_round() -> None:
+    """After each rendezvous, ``FAULTLAB_GEN`` = the round joined (the workers inherit it)."""
+    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import DynamicRendezvousHandler
+
+    orig = DynamicRendezvousHandler.next_rendezvous
+
+    def next_rendezvous(self, *args, **kwargs):
+        out = orig(self, *args, **kwargs)
+        os.environ["FAULTLAB_GEN"] = os.environ["TIERS_GEN"] = str(self._state_holder.state.round)
+        return out
+
+    DynamicRendezvousHandler.next_rendezvous = next_rendezvous
 
 
 def _pop_option(argv: list, name: str):

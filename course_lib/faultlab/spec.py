@@ -63,11 +63,15 @@ class Failure:
     step: int
     rank: int = 1
 
+    KINDS = FAILURE_KINDS  # the kinds this class accepts (course_lib.nodelab.NodeFailure has its own)
+    ON_WRITER = ("kill_in_ckpt", "corrupt_ckpt")  # kinds that strike the checkpoint writer, rank 0
+    IN_CKPT = ("kill_in_ckpt",)  # kinds that strike after the step, inside its checkpoint
+
     def __post_init__(self):
-        check_choice("kind", self.kind, FAILURE_KINDS)
+        check_choice("kind", self.kind, self.KINDS)
         object.__setattr__(self, "step", check_int_positive("step", self.step))
         object.__setattr__(self, "rank", check_int_non_negative("rank", self.rank))
-        if self.kind in ("kill_in_ckpt", "corrupt_ckpt") and self.rank != 0:
+        if self.kind in self.ON_WRITER and self.rank != 0:
             # the checkpoint writer is rank 0; these failures happen on the writer
             object.__setattr__(self, "rank", 0)
 
@@ -80,12 +84,38 @@ class Failure:
             return cls(**value)
         if isinstance(value, (tuple, list)):
             return cls(*value)
-        raise ValueError(f"failures must hold Failure, (kind, step, rank) tuples or dicts (got {value!r})")
+        raise ValueError(f"failures must hold {cls.__name__}, (kind, step, rank) tuples or dicts (got {value!r})")
 
     @property
     def progress_before(self) -> int:
         """Optimizer steps completed when this failure strikes (the pre-failure step)."""
-        return self.step if self.kind == "kill_in_ckpt" else self.step - 1
+        return self.step if self.kind in self.IN_CKPT else self.step - 1
+
+    @classmethod
+    def checked_sequence(cls, failures, *, ranks: int, steps: int, ckpt_every: int) -> tuple:
+        """``failures`` as a tuple of ``cls``, each on a rank in [0, ranks), at a step in [1, steps],
+        after the previous one's pre-failure step, a checkpoint failure on a checkpoint step."""
+        if isinstance(failures, (str, bytes)) or not hasattr(failures, "__iter__"):
+            raise ValueError(f"failures must be a sequence of {cls.__name__} (got {failures!r})")
+        fs = tuple(cls.coerce(f) for f in failures)
+        last = 0
+        for i, f in enumerate(fs):
+            if f.rank >= ranks:
+                raise ValueError(f"failures[{i}].rank must be an integer in [0, {ranks - 1}] (got {f.rank})")
+            if f.step > steps:
+                raise ValueError(f"failures[{i}].step must be an integer in [1, steps={steps}] (got {f.step})")
+            if f.step <= last:
+                raise ValueError(
+                    f"failures[{i}].step must be > {last} (failures fire in successive generations, "
+                    f"each after the previous one's pre-failure step; got {f.step})"
+                )
+            if f.kind in cls.IN_CKPT and f.step % ckpt_every:
+                raise ValueError(
+                    f"failures[{i}].step must be a multiple of ckpt_every={ckpt_every} for kind "
+                    f"'{f.kind}' (got {f.step})"
+                )
+            last = f.progress_before
+        return fs
 
 
 @dataclass(frozen=True)
@@ -149,29 +179,11 @@ class LabConfig:
         object.__setattr__(self, "seed", check_int_non_negative("seed", self.seed))
         for name in ("batch", "features", "hidden"):
             object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
-        if isinstance(self.failures, (str, bytes)) or not hasattr(self.failures, "__iter__"):
-            raise ValueError(f"failures must be a sequence of Failure (got {self.failures!r})")
-        fs = tuple(Failure.coerce(f) for f in self.failures)
+        fs = Failure.checked_sequence(self.failures, ranks=self.nproc, steps=self.steps, ckpt_every=self.ckpt_every)
         object.__setattr__(self, "failures", fs)
-        last = 0
         for i, f in enumerate(fs):
-            if f.rank >= self.nproc:
-                raise ValueError(f"failures[{i}].rank must be an integer in [0, {self.nproc - 1}] (got {f.rank})")
-            if f.step > self.steps:
-                raise ValueError(f"failures[{i}].step must be an integer in [1, steps={self.steps}] (got {f.step})")
-            if f.step <= last:
-                raise ValueError(
-                    f"failures[{i}].step must be > {last} (failures fire in successive generations, "
-                    f"each after the previous one's pre-failure step; got {f.step})"
-                )
-            if f.kind == "kill_in_ckpt" and f.step % self.ckpt_every:
-                raise ValueError(
-                    f"failures[{i}].step must be a multiple of ckpt_every={self.ckpt_every} for kind "
-                    f"'kill_in_ckpt' (got {f.step})"
-                )
             if f.kind == "bad_node" and i != len(fs) - 1:
                 raise ValueError(f"failures[{i}] of kind 'bad_node' must be the last failure (it recurs in every later generation)")
-            last = f.progress_before
         if any(f.kind == "hang" for f in fs) and self.collective_timeout_s > 600:
             raise ValueError(
                 f"collective_timeout_s must be <= 600 when a hang is injected (the lab would wait that long; "

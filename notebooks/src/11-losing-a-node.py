@@ -1,0 +1,302 @@
+# %% [markdown]
+# # 11 · Losing a node: namespaced nodes, a hot spare, and where the state comes back from
+#
+# **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
+# about 15 minutes each). Fix it, and say where the floor is.* [Notebook 07](07-fault-injection-lab.ipynb) killed and hung *processes* on
+# one host. The failures that take a whole host away (power supply, chassis, CPU, system memory, host
+# maintenance in Llama 3's Table 5 [@llama3]) are different: the node's agent dies with its workers, so
+# nobody on it reports anything, and a snapshot held in its memory is gone. The two levers the course
+# recommends for them, a hot spare and an in-memory snapshot, are exactly the ones a lost node puts to
+# the test. Here each "node" is a network namespace on this machine with its own link and its own
+# torchrun agent; we kill nodes, cut a node's link, and watch the job re-form.
+#
+# **Learning objectives**
+# - Tell a lost node from a killed process and a cut link from a killed node by what notices them, and measure the four stages of each.
+# - Explain what a hot spare saves (the wait for a replacement node), and why the lab's own mechanics show almost none of it.
+# - Put the host-loss mode into the floor: with or without a spare, with or without a copy of the state on another node.
+#
+# **Time:** 20 minutes (the live run takes about half a minute; it needs root, as the namespaces do).
+# **Prerequisites:** [notebook 07](07-fault-injection-lab.ipynb) (the lab, the event log and its four stages),
+# [notebook 08](08-the-floor.ipynb) (the floor per failure mode).
+
+# %%
+from course_lib.notebook import setup
+
+rng = setup()
+
+# %% tags=["parameters"]
+# The scenario: the same names in every notebook (None keeps the course's value);
+# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+n_gpus = None  # GPUs in the job (4,096)
+rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
+failures_per_day = None  # ... or failures per day of the whole job ...
+observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
+observed_days = None  # days the log covers
+minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
+checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
+detect_min = None  # minutes to notice a failure (a 5-minute health check)
+reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
+reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
+model_params = None  # parameters of the model (Llama 3 405B)
+checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
+state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
+write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
+detect_after_min = None  # detection with a per-rank heartbeat (5 s)
+reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
+restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
+snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
+reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+# the lab's own knobs (a toy job on this machine, not numbers about the outside world)
+lab_steps = 12  # optimizer steps of the live run
+lab_ckpt_every = 4  # checkpoint interval, in steps
+lab_spares = 1  # hot-spare nodes waiting in the rendezvous
+
+# %%
+import matplotlib.pyplot as plt
+
+from course_lib import Scenario, ledger, modes
+from course_lib.data import restart_ranges
+from course_lib.nodelab import NodeFailure, NodeLabConfig, load_nodelab_benchmark, net_admin_missing, run_nodelab
+from course_lib.plots.faultlab import restart_timeline, stage_bars_seconds
+
+scenario = Scenario.from_namespace(globals())  # the parameters above
+scenario
+
+# %% [markdown]
+# ## 1. Nodes on one machine
+#
+# A Linux *network namespace* is a private copy of the network stack: its own interfaces, addresses,
+# routes and ports. The lab (`course_lib.nodelab`) builds one per node and a *switch* namespace holding a
+# bridge; each node is joined to the bridge by a virtual Ethernet pair, so nodes talk to each other only
+# over their own link, which the lab can cut. Every name starts with `crs-`; every address lives inside
+# the lab's namespaces, and the teardown kills every process in them and deletes them, whatever happened.
+#
+# | piece | where it runs | stands for |
+# |---|---|---|
+# | one torchrun agent per node (`--nnodes 2:2`, c10d rendezvous) and its workers | the node's namespace | a host of the job |
+# | the rendezvous server (a c10d `TCPStore`) | the switch namespace | the cluster's rendezvous service |
+# | checkpoints written by rank 0 with the course's checksummed store | a folder every node sees | shared storage |
+# | a spare agent, already started, waiting in the rendezvous | a node of its own | a hot-spare host |
+#
+# The job is notebook 07's: the same tiny MLP, data and dropout streams that are pure functions of the
+# seed, the step and the rank, gloo for the all-reduce. Three failures act on a whole node:
+#
+# - `node_kill`: every process of the node, agent included, is SIGKILLed at once, mid-step;
+# - `link_cut`: the node's link goes down mid-step; the node is alive but cut off;
+# - `node_kill_in_ckpt`: the checkpoint writer's node is killed halfway through writing a checkpoint.
+#
+# When a node is lost, torchrun's rendezvous notices that its agent's heartbeat has stopped, and the
+# job re-forms with the nodes it has. A spare agent is already in the rendezvous's *redundancy list* [@torch-rdzv-source]:
+# it takes the lost node's place. Without one, a replacement node has to be brought up first.
+#
+# **Predict first:** a node is killed and its peer's all-reduce fails at once. Which of the four stages
+# (detect, reschedule, reload, rewind) will take longest, and why?
+
+# %% tags=["nbval-ignore-output"]
+missing = net_admin_missing()
+kill_step = lab_ckpt_every + lab_ckpt_every // 2 + 1  # mid-interval, after the first checkpoint
+live = NodeLabConfig(steps=lab_steps, ckpt_every=lab_ckpt_every, spares=lab_spares,
+                     failures=[NodeFailure("node_kill", kill_step, rank=1)])
+if missing:
+    print(f"The live run is skipped: {missing}. The sections below use the committed benchmark.")
+    lab = None
+else:
+    lab = run_nodelab(live, timeout_s=180)
+    (m,) = lab.restarts
+    print(f"{len(lab.events_of('agent_start'))} agents started ({live.nodes} nodes + {live.spares} spare); "
+          f"node killed at step {kill_step}; back at step {m.pre_failure_step} after {m.total_s:.1f} s")
+    for stage, s in m.stages_s().items():
+        print(f"  {stage:10s} {s:6.2f} s")
+    print(f"  noticed first by its peer after {m.peer_noticed_s:.2f} s ({m.reason.split(':')[0]})")
+
+# %% [markdown]
+# The run is exact: every step the restarted job computed again gave the same loss, to the last bit, on
+# the same rank (the tests check the final weights, optimizer and random state too), and the spare ran the
+# lost node's rank.
+
+# %% tags=["nbval-ignore-output"]
+if lab is not None:
+    first, repeats, mismatches = {}, 0, 0
+    for e in lab.events_of("step_done"):
+        key = (e["step"], e["rank"])
+        if key in first:
+            repeats += 1
+            mismatches += first[key] != e["loss"]
+        else:
+            first[key] = e["loss"]
+    nodes = {}
+    for e in lab.events_of("worker_start"):
+        nodes.setdefault(e["gen"], set()).add(e["node"])
+    lost = lab.events_of("inject")[0]["node"]
+    spare = f"n{live.nodes}"  # spares start after the job's nodes n0 .. n{nodes-1}
+    print(f"steps recomputed: {repeats // live.world} per rank; losses that differ: {mismatches}")
+    print(f"nodes before: {sorted(nodes[0])}, lost: {lost}, after: {sorted(nodes[1])} (the spare was {spare})")
+    assert mismatches == 0 and nodes[1] == (nodes[0] - {lost}) | {spare}
+    fig, ax = plt.subplots(figsize=(9.0, 3.8))
+    restart_timeline(lab.events, lab.restarts, ax=ax)
+    ax.set_title("Progress of rank 0: a node killed, the spare takes its place")
+    plt.show()
+
+# %% [markdown]
+# Detection is almost nothing: over TCP a killed host's sockets are closed by the kernel and the peer's
+# all-reduce fails at once (on a real fleet a host that loses power sends nothing; then its peers wait for a
+# timeout, which is the cut link below). Rescheduling dominates: the rendezvous waits until the dead
+# node's heartbeat has been silent for `live.dead_node_s` seconds (torchrun's default is 5 s x 3 attempts
+# [@torch-rdzv-source]) before it gives up on it, then every node starts new workers (`import torch`, rendezvous, gloo connect). Reload is a small
+# file; the rewind is the steps since the last persisted checkpoint.
+#
+# ## 2. With a spare and without: the committed benchmark
+#
+# `benchmarks/nodelab_bench.py` killed a node several times in each setting, interleaved on one machine
+# (table in `benchmarks/results/nodelab.md`): a hot spare waiting in the rendezvous; no spare, a fresh node
+# started the moment the loss is noticed (the lab's mechanics alone); and no spare, the replacement
+# arriving after a scheduler's re-queue. That re-queue is the low end of the 5-20 minutes of restart
+# overhead reported for Meta's research clusters [@kokolis2025], scaled by the same factor notebook 07's
+# benchmark uses for fleet-scale times; process start, `import torch` and the rendezvous are not scaled.
+#
+# **Predict:** how much faster is rescheduling with the spare than with a fresh node started at once?
+
+# %%
+bench = load_nodelab_benchmark()
+requeue = next(r for r in restart_ranges().rows if r["key"] == "kokolis_u0_low")
+delay_s = bench.settings["replacement via scheduler"]["replace_delay_s"]
+print(f"scheduler's re-queue: {requeue['value_s'] / 60:g} min at fleet scale, {delay_s:g} s in the lab (scaled by 1/{bench.scale:g})")
+print(f"{'setting':28s} " + " ".join(f"{k:>10s}" for k in ("detect", "reschedule", "reload", "rewind", "total")))
+for name, row in bench.medians.items():
+    print(f"{name:28s} " + " ".join(f"{row[k]:10.2f}" for k in ("detect", "reschedule", "reload", "rewind", "total_s")))
+for name, r in bench.ratios.items():
+    verdict = "meets" if r >= 3 else f"misses by {3 / r:.1f}x"
+    print(f"rescheduling, {name} / hot spare: {r:.1f}x ({verdict} the 3x target)")
+print(f"every faulty run ended bit-identical to the run that never failed: {bench.all_bit_identical}")
+
+# %%
+fig, ax = plt.subplots(figsize=(9.0, 3.2))
+stage_bars_seconds({k: bench.stages(k) for k in bench.medians}, ax=ax)
+ax.set_title("Median restart after losing a node, by setting", pad=30)
+plt.show()
+
+# %% [markdown]
+# The spare's saving is the wait for a replacement, and almost nothing else. A fresh node started the
+# moment the loss is noticed joins about as fast as the spare: its agent starts while the dead node's
+# heartbeat is still expiring, and the spare itself has to notice, at its next once-a-second look at the
+# rendezvous [@torch-rdzv-source], that a place is free. What a spare removes is everything before that fresh node exists:
+# finding a healthy host, draining and provisioning it, the scheduler's queue. In the lab that is the
+# scaled re-queue, and it is most of the no-spare restart. So the lab measures the mechanics honestly and
+# borrows the one number it cannot make on one machine.
+#
+# **A cut link is a hang, not a crash.** The `hot spare, link cut` row: the node is alive, its sockets stay
+# open, its peer's all-reduce waits until the collective timeout, and only then does the job re-form.
+# A host that loses power behaves like this too on a fabric that never sends a reset. A host loss is only
+# noticed quickly if something watches the node (a heartbeat, a health check), and the loss then counts in
+# the floor with a hang's detection.
+
+# %%
+cut = bench.medians["hot spare, link cut"]
+kill = bench.medians["hot spare"]
+print(f"detect after a killed node : {kill['detect']:.2f} s")
+print(f"detect after a cut link    : {cut['detect']:.2f} s (collective timeout {bench.raw['link_timeout_s']:g} s)")
+
+# %% [markdown]
+# ## 3. Where the state comes back from
+#
+# Every restart above reloaded the last *persisted* checkpoint, from the shared folder, and rewound the
+# steps since then. A snapshot in host memory would reload faster and could be taken far more often
+# ([notebook 06](06-square-root-pareto.ipynb)), but a lost node takes its memory with it. The course's two-tier checkpoint
+# (`course_lib.checkpoint.tiers`) keeps each rank's snapshot in its own node's memory *and* in the next
+# node's (its *buddy*), off the training step's critical path, and persists every k-th one through the
+# checksummed store. Each node runs a small memory *holder* beside its agent, inside its namespace, so
+# killing the node kills its memory. On restart every rank looks for the newest step all ranks can load:
+# its own node's memory, another node's, then storage, verifying every copy's checksum.
+#
+# The benchmark's second part ran that job on 3 namespaced nodes with a spare: once killing one node (its
+# shard survives in its buddy's memory), once killing a node *and* its buddy (that shard only in storage).
+#
+# **Predict:** which stage does losing the buddy too make longer: the reload, or the rewind?
+
+# %%
+for name, row in bench.tier_medians.items():
+    print(f"{name:20s} resumed from step {row['resumed'][0]} ({', '.join(row['tiers'])}): "
+          + "  ".join(f"{k} {row[k]:.2f} s" for k in ("reload", "rewind")) + f"  restart {row['total_s']:.2f} s")
+buddy, fallback = bench.tier_medians["buddy restore"], bench.tier_medians["persisted fallback"]
+print(f"reload: buddy {buddy['reload']:.2f} s vs persisted {fallback['reload']:.2f} s: the buddy is "
+      + (f"{fallback['reload'] / buddy['reload']:.1f}x faster" if buddy['reload'] < fallback['reload']
+         else f"{buddy['reload'] / fallback['reload']:.1f}x slower (target: faster)"))
+print(f"restart total: buddy {buddy['total_s']:.2f} s vs persisted {fallback['total_s']:.2f} s; "
+      f"every run bit-identical: {bench.raw['tier_bit_identical']}")
+
+# %% [markdown]
+# With a buddy copy the job resumes at the newest snapshot; with the buddy gone too it resumes at the older
+# persisted step and recomputes the steps in between (here a few steps of a tenth of a second; at fleet
+# scale half the persisted interval), so the whole restart is shorter with the buddy. The reload stage
+# itself is *not* faster here: the benchmark's target (a buddy restore faster than the persisted fallback)
+# misses by the factor printed above. On one machine the "storage" is a local folder whose file is still
+# in the page cache, while the buddy's copy travels over TCP from the holder process and is verified on
+# arrival. On a fleet the persisted tier is shared storage that every rank reads at once after a failure
+# ([notebook 07](07-fault-injection-lab.ipynb), section 4), while each buddy serves one shard from memory. The course's model of the floor ([notebook 08](08-the-floor.ipynb)) has exactly this switch
+# (`peer_copy`) for the host-loss mode, and the spare is its rescheduling stage.
+#
+# **Predict:** of the four modes (crash, hang, host loss, silent corruption), how much of the daily floor
+# is host loss, and what does it become without a spare and without a buddy copy?
+
+# %%
+requeue_min = requeue["value_s"] / 60.0
+cases = {
+    "spare + buddy copy": (scenario, modes.ModeInputs(peer_copy=True)),
+    "spare, persisted fallback": (scenario, modes.ModeInputs(peer_copy=False)),
+    "re-queue + buddy copy": (scenario.replace(reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=True)),
+    "re-queue, persisted fallback": (scenario.replace(reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=False)),
+}
+print(f"{'case':30s} " + " ".join(f"{m:>10s}" for m in modes.MODES) + f" {'floor':>10s}   (minutes a day)")
+floors = {}
+for name, (sc, inp) in cases.items():
+    per = modes.per_mode_floor(sc, inp)
+    floors[name] = per
+    print(f"{name:30s} " + " ".join(f"{per[m]:10.2f}" for m in modes.MODES) + f" {sum(per.values()):10.2f}")
+host = {name: per["host_loss"] for name, per in floors.items()}
+print(f"host loss, spare + buddy: {host['spare + buddy copy']:.2f} min a day; "
+      f"without both: {host['re-queue, persisted fallback']:.2f} ({host['re-queue, persisted fallback'] / host['spare + buddy copy']:.1f}x)")
+
+# %% [markdown]
+# Host loss is a tenth of the failures (data/failure_modes.csv, from Table 5's counts [@llama3]), so losing
+# the buddy copy moves the floor less than losing the spare does: without the copy a host loss rereads
+# storage and rewinds half the persisted interval. The re-queue instead of a spare moves every mode, because the model charges the
+# same rescheduling to every restart: a spare is a lever on the whole floor, a buddy copy a lever on one
+# mode. (A spare is idle capacity, which [notebook 08](08-the-floor.ipynb) charges against it.)
+#
+# **Try it**
+# - Set `lab_spares = 0` and rerun the live cell: the lab then starts a fresh node when the loss is noticed. Is rescheduling slower?
+# - In `cases`, use `modes.ModeInputs(peer_copy=False, shares=...)` with a larger host-loss share: when does the buddy copy matter?
+# - Change `live` to `NodeFailure("node_kill_in_ckpt", 2 * lab_ckpt_every)`: which checkpoint does the restart load?
+#
+# ## The answer table
+
+# %%
+nb = "11-losing-a-node"
+_ = ledger.record(nb, "node_spare_speedup", "rescheduling without a spare (scheduler) / with a spare, benchmark",
+                  bench.ratios["replacement via scheduler"], "x", ".1f")
+_ = ledger.record(nb, "node_cold_speedup", "rescheduling with a fresh node at once / with a spare, benchmark",
+                  bench.ratios["replacement, cold"], "x", ".1f")
+_ = ledger.record(nb, "host_loss_floor_min", "host-loss floor with a spare and a buddy copy", host["spare + buddy copy"], "min/day", ".2f")
+_ = ledger.record(nb, "host_loss_floor_fallback_min", "host-loss floor with a spare, persisted fallback",
+                  host["spare, persisted fallback"], "min/day", ".2f")
+print(ledger.table([e for e in ledger.entries() if e.notebook == nb]))
+
+# %% [markdown]
+# ## Summary
+
+# %%
+print(
+    f"A node killed mid-step is noticed at once by its peers, a node cut off only at the collective timeout; "
+    f"either way the job re-forms on a hot spare and ends bit-identical ({bench.all_bit_identical}). "
+    f"Rescheduling on the spare was {bench.ratios['replacement via scheduler']:.1f}x faster than waiting for a replacement "
+    f"through the scheduler, but only {bench.ratios['replacement, cold']:.1f}x faster than a fresh node started at once: "
+    f"the spare saves the wait for a node. A lost node's shard came back from its buddy's memory at step "
+    f"{buddy['resumed'][0]}; with the buddy lost too, from storage at step {fallback['resumed'][0]}. In the floor, a host loss "
+    f"costs {host['spare + buddy copy']:.2f} min a day with a spare and a buddy copy, {host['spare, persisted fallback']:.2f} "
+    f"with a spare and the persisted fallback."
+)
+
+# %% [markdown]
+# **Next:** the levers here act on one stage each; [notebook 08](08-the-floor.ipynb)'s floor sums them over every mode.
