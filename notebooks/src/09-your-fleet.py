@@ -227,5 +227,6 @@ print(
 # %% [markdown]
 # **Exercises:** [exercises/09-your-fleet-ex.ipynb](../exercises/09-your-fleet-ex.ipynb) practises this notebook (about 25 minutes; a check names your mistake, and the worked [solutions](../solutions/09-your-fleet-sol.ipynb) are there after your own attempt).
 #
-# **Next:** the end of the course. `make course` prints this answer table; run it with
-# `FLEET=16384` (or papermill with your numbers) to carry another fleet through every notebook.
+# **Next:** [notebook 10](10-dont-restart-the-world.ipynb) asks whether a failure must stop the whole job at all.
+# `make course` prints this answer table; run it with `FLEET=16384` (or papermill with your numbers) to carry another
+# fleet through every notebook.

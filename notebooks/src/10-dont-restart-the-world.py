@@ -312,4 +312,4 @@ print(
 # **Exercises:** [exercises/10-dont-restart-the-world-ex.ipynb](../exercises/10-dont-restart-the-world-ex.ipynb) practises this notebook (about 15 minutes; a check names your mistake, and the worked [solutions](../solutions/10-dont-restart-the-world-sol.ipynb) are there after your own attempt).
 #
 # **Next:** a replica group is a whole copy of the model spread over many hosts; losing a whole node of one, and
-# what a spare node and a buddy snapshot do about it, is the subject of notebook 11 (losing a node).
+# what a spare node and a buddy snapshot do about it, is the subject of [notebook 11](11-losing-a-node.ipynb).

@@ -299,4 +299,7 @@ print(
 )
 
 # %% [markdown]
-# **Next:** the levers here act on one stage each; [notebook 08](08-the-floor.ipynb)'s floor sums them over every mode.
+# The levers here act on one stage each; [notebook 08](08-the-floor.ipynb)'s floor sums them over every mode.
+#
+# **Next:** [notebook 12](12-interview-drill.ipynb), the interview drill: the question, its four scoring points and the
+# follow-ups a senior interviewer asks, answered with your own numbers.
