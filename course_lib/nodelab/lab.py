@@ -76,6 +76,7 @@ def _agent_cmd(job: _Job, net: LabNetwork, i: int) -> list[str]:
         f"keep_alive_max_attempt={job.dead_node_s}",
         "join_timeout=300",
         "last_call_timeout=1",
+        "read_timeout=5",  # a store read that waits on a dead node's agent gives up after 5 s, not 60
     ])
     return [
         sys.executable, "-m", "course_lib.faultlab.launch",
@@ -145,7 +146,10 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
                 time.sleep(0.05)
             for _ in range(job.nodes):
                 start_node()
-            spares_to_start, spares_left = job.spares, job.spares
+            # One spare waits at a time: a second waiting agent, beyond the job's node count, keeps the
+            # c10d rendezvous re-forming (the running agents restart whenever a node waits), so the next
+            # spare starts only once a full round has formed after the last one took a place.
+            spares_started, spares_left, spare_due_round = 0, job.spares, 0
             lost: set[int] = set()
             pending: list[float] = []  # start times of replacement nodes
             handled = 0  # node losses already acted on
@@ -155,10 +159,13 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
                 if now > deadline:
                     raise LabError(f"nodes lab run exceeded timeout_s={timeout_s:g} s; agents' output tails:\n{_tails(run_dir)}")
                 events = read_events(events_path) if events_path.exists() else []
-                if spares_to_start and len([e for e in events if e["ev"] == "workers_spawned" and e["gen"] == 0]) == job.nodes:
-                    for _ in range(spares_to_start):  # the job is running: the spares join its rendezvous and wait
-                        start_node()
-                    spares_to_start = 0
+                spawned = [e["gen"] for e in events if e["ev"] == "workers_spawned"]
+                round_now = max(spawned, default=-1)
+                waiting = spares_started - (job.spares - spares_left)
+                if (spares_started < job.spares and waiting == 0 and round_now >= spare_due_round
+                        and spawned.count(round_now) == job.nodes):
+                    start_node()  # the job is running: the spare joins its rendezvous and waits
+                    spares_started += 1
                 losses = [e for e in events if e["ev"] == "inject" and e.get("kind") in NODE_LOSS_KINDS]
                 for e in losses[killed:]:  # a node the job asked to lose: the whole host goes (agent, workers, memory)
                     if e["kind"] != "link_cut":
@@ -175,8 +182,9 @@ def _run_on_nodes(job: _Job, run_dir: Path, events_path: Path, timeout_s: float)
                     handled += 1
                     for name in e.get("nodes", [e.get("node")]):
                         lost.add(int(str(name)[1:]))
-                        if spares_left:
-                            spares_left -= 1  # a waiting spare takes the lost node's place
+                        if spares_left and spares_started > job.spares - spares_left:
+                            spares_left -= 1  # the waiting spare takes the lost node's place
+                            spare_due_round = round_now + 1  # the next spare waits for the round it forms
                         else:
                             pending.append(noticed["t"] + job.replace_delay_s)  # the scheduler provisions a node
                 for t in [t for t in pending if t <= now]:
