@@ -301,5 +301,7 @@ print(
 # %% [markdown]
 # The levers here act on one stage each; [notebook 08](08-the-floor.ipynb)'s floor sums them over every mode.
 #
+# **Exercises:** [exercises/11-losing-a-node-ex.ipynb](../exercises/11-losing-a-node-ex.ipynb) practises this notebook (about 15 minutes; a check names your mistake, and the worked [solutions](../solutions/11-losing-a-node-sol.ipynb) are there after your own attempt).
+#
 # **Next:** [notebook 12](12-interview-drill.ipynb), the interview drill: the question, its four scoring points and the
 # follow-ups a senior interviewer asks, answered with your own numbers.
