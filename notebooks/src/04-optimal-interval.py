@@ -265,8 +265,8 @@ _ = interact(interval_view, **interval_controls(write_s, scenario.fleet_mtbf_hou
 #
 # `benchmarks/simulate_bench.py` times the vectorized simulator against a plain per-event Python loop of the
 # same model on the same seeds (the two give the same runs), and against numpy's raw exponential draws, the
-# ceiling for any simulator that must draw its failure times. The committed table (machine-specific, so this
-# cell's output is not compared by the tests):
+# ceiling for any simulator that must draw its failure times. The committed table (measured on one machine: yours
+# will give other numbers):
 
 # %% tags=["nbval-ignore-output"]
 import json
