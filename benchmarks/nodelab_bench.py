@@ -255,11 +255,13 @@ def markdown(p: dict) -> str:
         f"{'yes' if p['all_bit_identical'] else '**no**'}. Link cut: the peer is noticed only when the "
         f"{p['link_timeout_s']:g} s collective timeout expires (detect column), a killed node at once.",
         "",
-        "Slowest reschedule: a repeat far above the median is a rendezvous that stalled. It has happened only when "
+        "Slowest reschedule: a repeat far above the median is a rendezvous that stalled. It happened only when "
         "a fresh replacement agent joined after a loss (twice in about twenty such runs on this loaded machine: once "
-        "about 100 s before the round formed, once ending in a closed rendezvous), never with a waiting spare; the "
-        "cause is not yet found (torchrun's dynamic rendezvous wait list, or the c10d store under abrupt disconnects, "
-        "are the suspects).",
+        "about 100 s before the round formed, once ending in a closed rendezvous). Two causes were found later in the "
+        "lab's tests: the surviving agents waited up to the c10d rendezvous's 60 s read timeout on a store read when "
+        "the lost node had been the round's master, and a second waiting agent beyond the job's node count kept the "
+        "rendezvous re-forming. The lab now sets read_timeout=5 and lets one spare wait at a time; a table measured "
+        "before those fixes says so here.",
         "",
         f"Measured on a shared machine (load average {m['load_average_1min']} on {m['cores']} cores at the start); "
         "the settings were interleaved, so all saw the same machine.",
