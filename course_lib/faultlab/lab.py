@@ -107,6 +107,24 @@ def _is_our_worker(pid: int, cfg_path: Path) -> bool:
         return False
 
 
+def kill_workers(events_path: Path, cfg_path: Path) -> set[int]:
+    """Kill this run's workers; return every pid considered (the labs' shared clean-up step).
+
+    Workers run in sessions of their own (torchrun starts them so): kill each one the log names,
+    and any process whose command line holds this run's unique config path (a worker killed
+    before it could log).
+    """
+    pids = _worker_pids(events_path) | _pids_with_arg(cfg_path)
+    for pid in pids:
+        if _is_our_worker(pid, cfg_path):
+            _kill_group(pid)
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    return pids
+
+
 def _temporary_run_dir() -> Path:
     """A new temporary folder for one run, removed when this Python process exits (a notebook's
     results stay readable while its kernel runs; nothing is left in the temp folder after)."""
@@ -194,17 +212,7 @@ def run_lab(
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:  # pragma: no cover
                 pass
-        # workers run in sessions of their own (torchrun starts them so): kill each one the
-        # log names, and any process whose command line holds this run's unique config path
-        # (a worker killed before it could log)
-        pids = _worker_pids(events_path) | _pids_with_arg(cfg_path)
-        for pid in pids:
-            if _is_our_worker(pid, cfg_path):
-                _kill_group(pid)
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        kill_workers(events_path, cfg_path)
         shutil.rmtree(shm_dir, ignore_errors=True)
     events = read_events(events_path)
     done = [e for e in events if e["ev"] == "done" and e["rank"] == 0]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 
 from .._validate import check_positive
 from ..faultlab.events import read_events
-from ..faultlab.lab import LabError, _is_our_worker, _kill_group, _pids_with_arg, _temporary_run_dir, _worker_pids
+from ..faultlab.lab import LabError, _kill_group, _temporary_run_dir, kill_workers
 from .events import Recovery, recoveries
 from .spec import FtConfig
 
@@ -120,14 +119,7 @@ def run_ftlab(config: FtConfig = FtConfig(), *, timeout_s: float = 180.0,
     def cleanup():
         for p in procs:
             _kill_group(p.pid)
-        for pid in _worker_pids(events_path) | _pids_with_arg(cfg_path):
-            started.add(pid)
-            if _is_our_worker(pid, cfg_path):
-                _kill_group(pid)
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        started.update(kill_workers(events_path, cfg_path))
         for p in procs:
             try:
                 p.wait(timeout=10)

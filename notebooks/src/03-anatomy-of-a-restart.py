@@ -98,7 +98,7 @@ assert abs(budget.restart_minutes_per_day / MINUTES_PER_DAY - scenario.loss_frac
 
 # %% [markdown]
 # The split reproduces the question's 2 % exactly, because the rescheduling stage is defined as the
-# remainder: its 2.8 minutes are what the question's 15 leave, not a measured stage. The question's 2 %
+# remainder: its minutes are what the question's 15 leave once the other three are paid, not a measured stage. The question's 2 %
 # counts restarts only. The checkpoints that make a restart cheap cost something too: every interval,
 # training stops while the synchronous `torch.save` writes the shard ([notebook 05](05-write-cost.ipynb)
 # measures it). The course counts those writes beside the restarts in every day it compares, before the
