@@ -95,13 +95,11 @@ def terms(day: RestartBudget) -> list[FloorTerm]:
 
 
 def terms_sentence(day: RestartBudget, digits: int = 2) -> str:
-    """The floor's terms as one printed sum, ``a + b + c = total min/day``, each rounded as printed.
+    """The floor's terms as one printed sum, ``a + b + c = total min/day``, adding up as printed (:func:`course_lib.prose.added`)."""
+    from .prose import sum_line
 
-    The total is the terms' sum at the printed precision, so the printed line adds up.
-    """
     ts = terms(day)
-    vals = [round(t.minutes_per_day, digits) for t in ts]
-    return (" + ".join(f"{v:.{digits}f}" for v in vals) + f" = {sum(vals):.{digits}f} min/day ("
+    return (sum_line([t.minutes_per_day for t in ts], day.floor_minutes_per_day, digits) + " min/day ("
             + ", ".join(t.symbol for t in ts) + ")")
 
 

@@ -92,17 +92,28 @@ def _min(a, b):
     return float(out) if np.ndim(out) == 0 else out
 
 
+def _reoptimised(day: RestartBudget) -> RestartBudget:
+    """An interval chosen at its optimum (``interval_bound_min`` set) chosen again for the day as it now is."""
+    if day.interval_bound_min is None:
+        return day
+    fixed = day.per_failure_min - day.latest_share * day.interval_min / 2.0
+    tau = iv.best_interval(day.write_cost_min, day.mtbf_min, fixed, day.latest_share, day.interval_bound_min)
+    return dataclasses.replace(day, interval_min=tau)
+
+
 def heartbeat_detection(budget: RestartBudget, detect_by_mode: dict) -> RestartBudget:
     """Detect the modes in ``detect_by_mode`` ({mode: minutes}) that fast, never slower than now. Attacks ``detect``."""
     targets = {m.mode: _min(m.detect, detect_by_mode[m.mode]) for m in budget.modes if m.mode in detect_by_mode}
-    return budget.with_modes(detect=targets)
+    return _reoptimised(budget.with_modes(detect=targets))
 
 
 def hot_spare_restart(budget: RestartBudget, reschedule_min, idle_share=0.0) -> RestartBudget:
-    """Restart in-job on a hot spare: every mode's reschedule at most ``reschedule_min``; the spare's idle share is charged."""
+    """Restart in-job on a hot spare: every mode's reschedule at most ``reschedule_min``; the spare's idle share is charged.
+
+    Every stage lever chooses an optimised interval again for the day it leaves (``interval_bound_min``)."""
     out = budget.with_modes(reschedule={m.mode: _min(m.reschedule, reschedule_min) for m in budget.modes})
-    return dataclasses.replace(out, idle_share=np.maximum(budget.idle_share, idle_share) * 1.0
-                               if np.ndim(idle_share) else max(budget.idle_share, idle_share))
+    return _reoptimised(dataclasses.replace(out, idle_share=np.maximum(budget.idle_share, idle_share) * 1.0
+                                            if np.ndim(idle_share) else max(budget.idle_share, idle_share)))
 
 
 def reload_from_memory(budget: RestartBudget, reload_min) -> RestartBudget:
@@ -111,7 +122,7 @@ def reload_from_memory(budget: RestartBudget, reload_min) -> RestartBudget:
     An SDC (its snapshot postdates the corruption) and a lost host without a peer copy keep reading the
     persisted checkpoint from storage. GEMINI (SOSP 2023) keeps checkpoints in local and remote host memory.
     """
-    return budget.with_modes(reload={m.mode: _min(m.reload, reload_min) for m in budget.modes if not m.persisted})
+    return _reoptimised(budget.with_modes(reload={m.mode: _min(m.reload, reload_min) for m in budget.modes if not m.persisted}))
 
 
 def checkpoint_at_optimum(budget: RestartBudget, write_cost_min, min_interval_min=0.0, in_memory: bool = False) -> RestartBudget:
@@ -325,12 +336,7 @@ def fewer_failures(budget: RestartBudget, factor) -> RestartBudget:
     f = check_positive("factor", factor)
     if f > 1:
         raise ValueError(f"factor must be a finite number in (0, 1] (got {factor!r})")
-    out = budget.with_failures_per_day(budget.failures_per_day * f)
-    if budget.interval_bound_min is not None:
-        fixed = out.per_failure_min - out.latest_share * out.interval_min / 2.0
-        tau = iv.best_interval(out.write_cost_min, out.mtbf_min, fixed, out.latest_share, out.interval_bound_min)
-        out = dataclasses.replace(out, interval_min=tau)
-    return out
+    return _reoptimised(budget.with_failures_per_day(budget.failures_per_day * f))
 
 
 @dataclass(frozen=True)

@@ -170,3 +170,28 @@ def test_sourced_defaults_are_read_once_per_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     first, again = int(out[0]), int(out[1])
     assert first <= 15 and again == 0
+
+
+def test_the_documented_make_course_command_parses_into_scenario_parameters():
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from course_lib.scenario import PARAMETERS, parameters_block
+
+    root = Path(__file__).resolve().parents[1]
+    documented = re.search(r"`(make course PARAMS=\"[^\"]+\")`", parameters_block()).group(1)  # what every notebook shows
+    params = shlex.split(documented)[2].split("=", 1)[1]
+    out = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(root), "course", f"PARAMS={params}"],
+                         capture_output=True, text=True, check=True).stdout
+    (line,) = [ln for ln in out.splitlines() if "run_course.py" in ln]
+    args = shlex.split(line)[2:]
+    sys.path.insert(0, str(root / "scripts"))
+    import run_course
+
+    ns = run_course.build_parser().parse_args(args)
+    got = run_course.parse_params(ns.param)
+    assert got == {"n_gpus": 16384, "rate_per_gpu_day": 8.1e-4} and set(got) <= set(PARAMETERS)
+    assert Scenario.from_params(**got).failures_per_day == pytest.approx(16384 * 8.1e-4)
