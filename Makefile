@@ -64,6 +64,7 @@ app: $(STAMP)
 ## make bench: the benchmarks (ratios measured in one run; tables in benchmarks/results/)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate_bench.py
+	$(BIN)/python benchmarks/answer_bench.py
 	$(BIN)/python benchmarks/checkpoint_bench.py --sizes 256MiB,1GiB --repeats 5 --ranks 1 2
 	$(BIN)/python benchmarks/faultlab_bench.py
 	$(BIN)/python benchmarks/nodelab_bench.py

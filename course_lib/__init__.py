@@ -5,15 +5,15 @@ about 15 minutes each); fix it, and say where the floor is.* Each module holds o
 notebook that explains it. The map (course_lib/README.md has it with one line per module):
 
 - **input**: ``scenario`` (the one record, :class:`Scenario`, with its nested ``ModeInputs`` and
-  ``ReplicaInputs``; sourced defaults read once), ``data`` (checksum-verified data/ tables), ``units``.
+  ``ReplicaInputs``; sourced defaults read once), ``data`` (checksum-verified data/ tables), ``units`` and
+  ``prose`` (numbers at the edges: units, and printed sums that add up).
 - **model**: ``failures`` (rates, MTBF, Poisson intervals, Weibull), ``interval`` (Young, Daly, the one
   bounded optimum), ``step``, ``sizing``, ``restart`` (one restart and the one day model),
   ``levers`` (stage and rate levers, the waterfall), ``floor`` (the floor's terms, per mode and per
   replica group), ``modes`` (hang timeouts, false kills), ``replicas`` (per-step fault tolerance entry
   points), ``uncertainty`` (the same model on arrays of draws), ``projection`` (ETTR at scale, Kokolis
   et al.'s formula shown as theirs), ``simulate`` (Monte Carlo checks), ``spares``.
-- **faces**: ``answer`` (the whole answer and the 2-minute paragraph), ``drill`` (the follow-ups),
-  ``prose`` (sums that add up as printed), ``ledger``, ``__main__`` (the budget CLI), ``plots``,
+- **faces**: ``answer`` (the whole answer and the 2-minute paragraph), ``drill`` (the follow-ups), ``ledger``, ``__main__`` (the budget CLI), ``plots``,
   ``widgets``, ``notebook``.
 - **grader**: ``check`` (the exercises' self-checks).
 - **checkpoint library**: ``checkpoint`` (torch).

@@ -208,8 +208,9 @@ class Answer:
             AnswerRow("baseline_total_pct", "baseline: restarts + writes", 100 * b.loss_fraction, "% of the day", ".2f"),
             AnswerRow("baseline_ettr_pct", "baseline ETTR", 100 * b.ettr, "% of the day", ".3g"),
         ]
-        for stage, minutes in b.stages.as_dict().items():
-            rows.append(AnswerRow(f"stage_{stage}_min", f"{stage} per restart (baseline)", minutes, "min", ".2f"))
+        printed, _ = self.stage_texts
+        for (stage, minutes), text in zip(b.stages.as_dict().items(), printed):
+            rows.append(AnswerRow(f"stage_{stage}_min", f"{stage} per restart (baseline)", minutes, "min", ".2f", text))
         rows += [
             AnswerRow("write_cost_before_s", "blocking write, synchronous checkpoint", 60 * self.write_cost_before_min, "s", ".3g"),
             AnswerRow("interval_before_min", "optimal interval with the synchronous write", self.interval_before_min, "min", ".2f"),
@@ -283,6 +284,12 @@ class Answer:
         return "\n".join(lines)
 
     @property
+    def stage_texts(self) -> tuple[list[str], str]:
+        """The baseline's four stages and their total as printed: they add up to the minutes per restart (prose.added)."""
+        st = self.baseline.stages
+        return prose.added([st.detect, st.reschedule, st.reload, st.rewind], st.total)
+
+    @property
     def text(self) -> str:
         """The 2-minute answer, one paragraph generated from the numbers (the one source of every printed answer)."""
         s, b, f = self.scenario, self.baseline, self.after
@@ -307,6 +314,7 @@ class Answer:
         order = ", ".join(f"{x.lever.name} {x.saved_minutes_per_day:.2f}" for x in self.steps)
         terms = self.floor_terms
         term_text = prose.sum_line([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
+        split, _ = self.stage_texts
         lam_t, x_t, restart_t = prose.times(self.failures_per_day, st.total, b.restart_minutes_per_day, digits=(2, 1, 1))
         (r_t, w_t), total_t = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
         lemon = next((g for lever, g in self.fewer if lever.name == "lemon-node removal"), None)
@@ -315,10 +323,10 @@ class Answer:
         return (
             lead + f" First I would measure each stage from the logs (failure, detected, torn down, rendezvous complete, first "
             f"step, progress regained); until then the course splits the {st.total:.3g} minutes per restart as detection "
-            f"{st.detect:.2f} (a crash is seen within the launcher's {60 * m.launcher_poll_min:.2g} s poll, a hang only at NCCL's "
+            f"{split[0]} (a crash is seen within the launcher's {60 * m.launcher_poll_min:.2g} s poll, a hang only at NCCL's "
             f"untuned {m.untuned_hang_timeout_min:g}-minute timeout, {m.share('hang'):.0%} of failures by the course's mapping of "
-            f"Table 5, a lost host at half a {m.health_check_min:g}-minute health check), reschedule {st.reschedule:.2f}"
-            + (" (what the observed minutes leave)" if "reschedule_min" not in s.given else "") + f", reload {st.reload:.2f} and rewind {st.rewind:.2f} (half the assumed {s.checkpoint_interval_min:g}-minute "
+            f"Table 5, a lost host at half a {m.health_check_min:g}-minute health check), reschedule {split[1]}"
+            + (" (what the observed minutes leave)" if "reschedule_min" not in s.given else "") + f", reload {split[2]} and rewind {split[3]} (half the assumed {s.checkpoint_interval_min:g}-minute "
             f"interval, plus an assumed {m.sdc_latency_min:g} min past each silent corruption). That is {lam_t} "
             f"a day x {x_t} min = {restart_t} min a day ({self.baseline_restart_fraction:.2%}); with the blocking synchronous "
             f"writes, {r_t} + {w_t} = {total_t} min ({b.loss_fraction:.2%}). "

@@ -66,6 +66,26 @@ PER_JOB = ("Software Bug", "Dependency")
 NETWORK = ("Network Switch/Cable",)
 
 ROOT = Path(__file__).resolve().parent.parent
+PERCENT = 0.01  # "1 % of the day", in GPUs' worth
+
+
+def _lab_scale() -> float:
+    """The factor by which the torchft lab's CPU medians are scaled to the fleet (data/replica_lab.csv)."""
+    from .data import load_table
+
+    scales = {float(r["scale"]) for r in load_table("replica_lab.csv").rows if r["unit"] != "x"}
+    (scale,) = scales
+    return scale
+
+
+def _central_hang_share(components) -> float:
+    """The count-weighted central hang share of some Table 5 components (data/failure_modes.csv)."""
+    from .data import failure_modes, llama3_table5
+
+    t5 = llama3_table5()
+    counts = dict(zip(t5["component"], t5["count"].tolist()))
+    rows = [r for r in failure_modes().rows if r["component"] in components]
+    return sum(counts[r["component"]] * float(r["hang_share_central"]) for r in rows) / sum(counts[r["component"]] for r in rows)
 
 
 @dataclass(frozen=True)
@@ -219,8 +239,8 @@ def _detection(c: _Context):
     cite_torch = _cite(rr["torchrun_monitor_interval"].source)
     cite_host = _cite(rr["nvrx_inprocess_heartbeat_timeout"].source)
     after = s.detect_after_by_mode
-    q = ("What is your detection, per failure? What is the 5 s poll? How do you set the hang timeout, and what does a "
-         "too-short one cost?")
+    q = (f"What is your detection, per failure? What is the {_s(m.rank_monitor_poll_min)} poll? How do you set the hang "
+         "timeout, and what does a too-short one cost?")
     ans = (f"A **crash** (the process exits) is seen by the launcher: torchrun polls its workers every "
            f"{_s(m.launcher_poll_min)}{cite_torch}, and the other nodes' launchers see the rendezvous round it opens at their "
            f"next poll: {_s(after['crash'])} in all, before any lever. The {_s(m.rank_monitor_poll_min)} is NVRx's "
@@ -300,14 +320,16 @@ def _hot_spare(c: _Context):
     q = f"A hot spare is idle: is it worth it at {s.n_gpus:,} GPUs? At {BIGGER_FLEET_FACTOR * s.n_gpus:,}?"
     ans = (f"Charge the spare as lost capacity: a spare server of {m.spare_gpus:g} GPUs{_cite(_llama3_source())} is "
            f"{m.spare_gpus:g} / ({s.n_gpus:,} + {m.spare_gpus:g}) of the GPUs paid for. The restart it buys is an in-job "
-           f"restart, FlashRecovery's {_s(s.restart_after_min)} end to end on 4,800 devices{_cite(rr['flashrecovery_restore_4800'].source)} "
+           f"restart, FlashRecovery's {_s(s.restart_after_min)} end to end{_cite(rr['flashrecovery_restore_4800'].source)} "
            f"(detection, restart and a checkpoint-free recovery together, so the model takes out the crash's detection and the "
-           f"reload inside it: a reschedule stage of {s.reschedule_after_min:.2f} min); DeadPool's under-40-s hot swap at 512 GPUs"
+           f"reload inside it: a reschedule stage of {s.reschedule_after_min:.2f} min); DeadPool's hot swap in under "
+           f"{_s(rr['deadpool_hot_swap_512'].minutes)}"
            f"{_cite(rr['deadpool_hot_swap_512'].source)} is the fast end, a re-queue ({rr['kokolis_u0_low'].minutes:.0f}-"
            f"{rr['kokolis_u0_high'].minutes:.0f} min{_cite(rr['kokolis_u0_low'].source)}) the slow one. {line(a)[0].upper() + line(a)[1:]}. "
            f"{line(big)[0].upper() + line(big)[1:]}. The verdict rests on the reschedule it replaces: here "
-           f"{s.reschedule_min:.2f} min, the remainder of the question's 15, below every sourced re-queue; with a 5-minute "
-           f"re-queue the spare nets {c.other(reschedule_min=rr['kokolis_u0_low'].minutes).spare.net:+.2f} min a day. The saving "
+           f"{s.reschedule_min:.2f} min, the remainder of the question's {s.minutes_per_restart:.3g}, below every sourced re-queue; "
+           f"with a {rr['kokolis_u0_low'].minutes:g}-minute re-queue the spare nets "
+           f"{c.other(reschedule_min=rr['kokolis_u0_low'].minutes).spare.net:+.2f} min a day. The saving "
            "grows with the failures, so with the fleet, while one spare node's share of the fleet shrinks; a spare pooled "
            f"across jobs is free. The alternative is to continue elastically without the failed node's {m.replica_gpus:g}-GPU "
            f"replica until it is repaired: cheaper than a dedicated spare when repairs take less than "
@@ -399,10 +421,11 @@ def _per_step_ft(c: _Context):
     whole, spare, ft = (sum(by[k].values()) for k in fl.STRATEGIES)
     rep = s.replicas
     q = "Would you restart the whole job at all? What does per-step fault tolerance cost and save?"
-    ans = (f"Not for every failure. With per-step fault tolerance (torchft) each of the {g} data-parallel replicas of "
+    ans = (f"Not for every failure. With per-step fault tolerance (torchft{_cite('[@torchft-readme; @torchft-blog]')}) each of "
+           f"the {g} data-parallel replicas of "
            f"{m.replica_gpus:g} GPUs is a replica group: a failure stops its group, which rejoins with weights from a healthy "
            f"peer in about {_s(rep.rejoin_min)}, while the others stall only for the quorum change ({_s(rep.stall_min)}); both "
-           "are the course's own 2-rank CPU lab medians x 10 (an assumption); on GPUs a group that dies holds its peers at "
+           f"are the course's own CPU lab medians x {_lab_scale():g} (an assumption); on GPUs a group that dies holds its peers at "
            f"most torchft's Manager timeout, {_s(rr['torchft_manager_timeout'].minutes)}{_cite(rr['torchft_manager_timeout'].source)}. "
            f"The floor falls from {whole:.2f} min a day (whole-job restart) and {spare:.2f} (in-job restart on a spare) to "
            f"**{ft:.2f} min a day**. What stays: detection (a hang still stalls every group until its timeout, "
@@ -457,7 +480,7 @@ def _how_sure(c: _Context):
            f"{a.failures_per_day:.2f} a day over {s.observed_days:g} days (an assumed month) is {k:.0f} failures, whose exact "
            f"Poisson {CONFIDENCE:.0%} interval is {lo:.1f} to {hi:.1f}: {lo / k:.2f} to {hi / k:.2f} times the point rate. "
            f"Llama 3's {ev} interruptions{_cite(_llama3_source())} ({llama:.2e} per GPU-day, {CONFIDENCE:.0%} CI {llo:.2e} to "
-           f"{lhi:.2e}; its 'up to 16K GPUs' could make it up to twice as high) is a cross-check that the question's rate is "
+           f"{lhi:.2e}; its 'up to' GPU count could make it up to twice as high) is a cross-check that the question's rate is "
            f"plausible, not its uncertainty. {spread}Days also vary: at {a.failures_per_day:.2f} failures a day, {p_bad:.0%} of "
            f"days have {bad} or more, so a daily average hides bad days.")
     return q, ans
@@ -485,7 +508,7 @@ def _measure(c: _Context):
     bench = json.loads((ROOT / "benchmarks" / "results" / "faultlab_restart.json").read_text())
     rows = {(r["scenario"], r["setting"]): r for r in bench["summary"]}
     tuned, default = rows[("hang", "tuned")], rows[("hang", "default-like")]
-    q = "Before you split the 15 minutes: how would you measure each stage?"
+    q = f"Before you split the {c.s.minutes_per_restart:.3g} minutes: how would you measure each stage?"
     ans = ("From the logs, one timestamp per event, per failure: the failure (the injected fault, or the last step a rank "
            "logged), **detected** (the launcher's or the watchdog's log line), **torn down** (the last worker gone), "
            "**rendezvous complete** (the new round's size reached), **first step**, and **progress regained** (the step of the "
@@ -497,8 +520,9 @@ def _measure(c: _Context):
            + " (benchmarks/results/faultlab_restart.json, medians of three runs of a one-host toy: the split, not the "
            "times, carries over). "
            "Summed over failures they are the badput buckets (Google's goodput taxonomy: program start-up, checkpoint "
-           "restore, wasted progress, infrastructure recovery). Measure first: the reschedule the course infers is only what "
-           "the other stages leave of the 15 minutes.")
+           f"restore, wasted progress, infrastructure recovery). Measure first: at {c.s.n_gpus:,} GPUs the {c.s.reschedule_min:.2f}-minute "
+           f"reschedule the course infers is only what the other stages leave of the {c.s.minutes_per_restart:.3g} minutes, "
+           f"and the hot spare's verdict turns on it ({c.a.spare.break_even_min:.2f} min).")
     return q, ans
 
 
@@ -513,15 +537,18 @@ def _same_node(c: _Context):
     rr = _rr()
     cap = rr["nvrx_max_no_progress_restarts"].value
     q = "Your job restarts onto the same node that failed. What happens, and how do you stop it?"
+    a = c.a
+    hw_day = a.failures_per_day * hw
     ans = (f"If the fault is the node's hardware ({hw:.0%} of Table 5's interruptions{_cite(_llama3_source())} are GPU and host "
-           "components that stay broken), the restart fails again, and again: a crash loop. Kokolis et al. report a "
-           f"1,024-GPU job re-queued {loops:.0f} times{_cite(f_in['kokolis_requeues_1024'].source)}; at this job's "
+           f"components that stay broken: {hw_day:.2f} of this fleet's {a.failures_per_day:.2f} failures a day), the restart fails "
+           "again, and again: a crash loop. Kokolis et al. report a "
+           f"large job re-queued {loops:.0f} times{_cite(f_in['kokolis_requeues_1024'].source)}; at this job's "
            f"{per:.1f} min a failure that is {loops * per / 60:.1f} h lost. The fixes: quarantine (cordon) the node on its "
            "first hardware error and restart on a spare or without it; gate every restart on a pre-flight health check "
            "(DCGM diagnostics on the node's GPUs and a short NCCL all-reduce across the new ranks), which adds seconds to each "
            f"restart and removes the loop; and a restart-loop guard that stops after {cap:.0f} restarts without progress "
            f"(NVRx's max_no_progress_restarts{_cite(rr['nvrx_max_no_progress_restarts'].source)}) and pages a person: at most "
-           f"{cap * per:.0f} min instead of hours. The lab's guard does the same (notebook 07).")
+           f"{cap * per:.0f} min instead of hours. The fault-injection lab's guard does the same.")
     return q, ans
 
 
@@ -565,7 +592,7 @@ def _eight(c: _Context):
     ans = (f"The {_s(alone)} is one GPU at {host['gpu_to_pinned'].value:g} GB/s{_cite(host['gpu_to_pinned'].source)}. "
            f"{per_host:g} GPUs copy {host_gb:.1f} GB into one host's memory at once; if host memory bandwidth binds (this "
            f"course measured a {host['host_memcpy'].value:g} GB/s host copy{_cite(host['host_memcpy'].source)}, a bound to "
-           f"measure, not assume 8 x {host['gpu_to_pinned'].value:g}), the blocking snapshot is {_s(shared)}, "
+           f"measure, not assume {per_host:g} x {host['gpu_to_pinned'].value:g}), the blocking snapshot is {_s(shared)}, "
            f"{shared / alone:.0f} x longer. The square-root law absorbs it: the interval grows to "
            f"{slow.after.interval_min:.2f} min and the loss after the levers from {f.minutes_per_day:.2f} to "
            f"{slow.after.minutes_per_day:.2f} min a day. The persist to disk and the all-reduces share the same PCIe switches "
@@ -583,13 +610,15 @@ def _in_process(c: _Context):
     from .data import sourced
 
     lev = sourced("levers.csv", "key")
+    ts = sourced("training_step.csv", "key")
     software = lv.table5_share(("Software Bug", "NCCL Watchdog Timeouts", "Dependency"))
     r = sum(x.share * x.reschedule for x in f.modes)
     q = "What is the first lever on R, and what can it not recover?"
     ans = (f"In-process restart (NVRx{_cite(rr['nvrx_inprocess_heartbeat_timeout'].source)}): the healthy ranks restart the "
            "training function inside their running processes, so no scheduler, no container, no interpreter or CUDA-context "
            f"start-up, no `import torch`; what remains is the communicator rebuild and the reload. MegaScale's job "
-           f"initialisation at more than 10,000 GPUs, under {lev['hot_spare_init'].value:g} s{_cite(lev['hot_spare_init'].source)}, "
+           f"initialisation at more than {ts['megascale_ettr_gpus'].value:,.0f} GPUs, under {_s(lev['hot_spare_init'].minutes)}"
+           f"{_cite(lev['hot_spare_init'].source)}, "
            f"bounds what a new process adds; NVRx publishes no speed-up, so the course gives none, against today's "
            f"{r:.2f}-minute reschedule. It cannot recover what the process cannot: a sticky CUDA error (an Xid that leaves the "
            "context unusable), a GPU that fell off the bus, a lost host: those need a new process or a new node. The failures "
@@ -623,15 +652,16 @@ def _faster(c: _Context):
     lam = f.failures_per_day
     nic_like = lv.table5_share(("NIC", "Network Switch/Cable"))
     hang_share = m.share("hang")
-    saved = lam * nic_like * 0.8 * (s.detect_after_by_mode["hang"] - s.detect_after_by_mode["host_loss"])
+    net_hang = _central_hang_share(("NIC", "Network Switch/Cable"))
+    saved = lam * nic_like * net_hang * (s.detect_after_by_mode["hang"] - s.detect_after_by_mode["host_loss"])
     q = "Can you detect faster than the hang timeout?"
     ans = (f"Hangs cost {hang_day:.2f} min a day of the floor, most of it the {_s(m.hang_timeout_min)} timeout. A hang whose "
-           "cause announces itself need not wait for it: NVRx's node health check (its `node_health_check_interval`, "
-           "5 s) and GPU health checks catch a GPU that stopped answering; NIC link monitoring (NVRx's `enable_nic_monitor`) "
+           "cause announces itself need not wait for it: NVRx's node health check (its `node_health_check_interval`) "
+           "and GPU health checks catch a GPU that stopped answering; NIC link monitoring (NVRx's `enable_nic_monitor`) "
            "sees a link go down; a shorter InfiniBand timeout fails a transfer to a dead peer sooner; NCCL's flight recorder "
            f"dumps what every rank was doing when the watchdog fires, for the diagnosis. Network faults (NIC, switch, cable: "
            f"{nic_like:.1%} of Table 5{_cite(_llama3_source())}) are most of the course's mapped hangs there; if a link monitor saw "
-           f"their 80 % that hang (the mapping's central share) at a {_s(m.host_heartbeat_min)} heartbeat instead of the timeout, "
+           f"their {net_hang:.0%} that hang (the mapping's central share) at a {_s(m.host_heartbeat_min)} heartbeat instead of the timeout, "
            f"the floor would fall by {saved:.2f} min a day. Every minute of hang detection costs lambda x hang share = "
            f"{lam * hang_share:.2f} min a day.")
     return q, ans
@@ -645,7 +675,7 @@ def _priority(c: _Context):
     ts = sourced("training_step.csv", "key")
     lo, hi = ts["llama3_diurnal_throughput_low"].value, ts["llama3_diurnal_throughput_high"].value
     q = "What is this worth, and where would the next engineer go?"
-    ans = (f"At {s.n_gpus:,} GPUs, 1 % of the day is {s.n_gpus / 100:.0f} GPUs' worth of training. The baseline loses "
+    ans = (f"At {s.n_gpus:,} GPUs, {PERCENT:.0%} of the day is {s.n_gpus * PERCENT:.0f} GPUs' worth of training. The baseline loses "
            f"{_pct(a.baseline.loss_fraction)}, {s.n_gpus * a.baseline.loss_fraction:.0f} GPUs; after the levers "
            f"{_pct(f.loss_fraction, 3)}, {a.gpus_lost:.0f} GPUs, and no checkpoint work goes below the floor "
            f"({s.n_gpus * f.floor_fraction:.0f} GPUs). Llama 3 reports a diurnal throughput variation of {lo:g}-{hi:g} %"
@@ -660,8 +690,9 @@ def _other_reading(c: _Context):
     s, a = c.s, c.a
     rewind_more = HOURLY_INTERVAL_MIN / 2 - s.checkpoint_interval_min / 2
     other = c.other(checkpoint_interval_min=HOURLY_INTERVAL_MIN)
-    q = "What if the 15 minutes are downtime only and the team checkpoints hourly?"
-    ans = (f"Then the course's split is wrong: the {s.checkpoint_interval_min:g}-minute interval inside the 15 minutes is the "
+    q = f"What if the {s.minutes_per_restart:.3g} minutes are downtime only and the team checkpoints hourly?"
+    ans = (f"Then the course's split is wrong: the {s.checkpoint_interval_min:g}-minute interval inside the "
+           f"{s.minutes_per_restart:.3g} minutes is the "
            f"course's assumption. Hourly checkpoints rewind half an hour per failure, {rewind_more:g} min more than the "
            f"assumed {s.checkpoint_interval_min / 2:g}: each restart costs {other.baseline.per_failure_min:.1f} min, the baseline "
            f"loses {other.baseline.restart_minutes_per_day:.0f} min a day to restarts ({_pct(other.baseline_restart_fraction)}), "
@@ -669,7 +700,7 @@ def _other_reading(c: _Context):
            f"{other.savings.get('in-memory checkpoint', 0.0):.1f} min a day. After the levers the two readings differ by only "
            f"{other.after.minutes_per_day - a.after.minutes_per_day:.2f} min a day ({other.after.minutes_per_day:.2f} against "
            f"{a.after.minutes_per_day:.2f}: the persisted checkpoint behind a silent corruption is hourly too): the levers "
-           "remove most of the assumption's effect. Ask which reading the 15 minutes are.")
+           "remove most of the assumption's effect. Ask which reading the question means.")
     return q, ans
 
 

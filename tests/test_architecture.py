@@ -20,10 +20,10 @@ PKG = Path(course_lib.__file__).parent
 
 #: The wings of course_lib/README.md, by top-level module or subpackage.
 WINGS = {
-    "input": {"scenario", "data", "units", "_validate"},
+    "input": {"scenario", "data", "units", "prose", "_validate"},
     "model": {"failures", "interval", "step", "sizing", "restart", "levers", "floor", "modes", "replicas", "uncertainty",
               "projection", "simulate", "spares"},
-    "faces": {"answer", "drill", "prose", "ledger", "__main__", "plots", "widgets", "notebook"},
+    "faces": {"answer", "drill", "ledger", "__main__", "plots", "widgets", "notebook"},
     "grader": {"check"},
     "checkpoint": {"checkpoint"},
     "labs": {"faultlab", "ftlab", "nodelab", "checkpoint.tierlab", "checkpoint.tiers_job", "checkpoint.dist_worker"},
@@ -119,7 +119,7 @@ def _loaded_after_import(*modules: str) -> set[str]:
 
 
 WALLED = [m for m in MODULES if _wing(m) in ("input", "model")] + ["course_lib", "course_lib.answer", "course_lib.drill",
-                                                                    "course_lib.prose", "course_lib.__main__", "course_lib.check"]
+                                                                    "course_lib.__main__", "course_lib.check"]
 
 
 def test_maths_modules_load_no_screen_and_no_torch():
