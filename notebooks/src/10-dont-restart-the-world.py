@@ -87,7 +87,7 @@ from course_lib.simulate import simulate_replica_floor
 from course_lib.units import MINUTES_PER_DAY
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
-modes_in = md.ModeInputs()
+modes_in = scenario.modes  # the mode inputs of the one record
 scenario
 
 # %% [markdown]
@@ -249,7 +249,7 @@ print(f"data/replica_lab.csv: a hang is seen after {lab_rows['ftlab_hang_detect_
 # %%
 rep = rp.ReplicaInputs()
 print(f"stall {60 * rep.stall_min:.1f} s and rejoin {60 * rep.rejoin_min:.1f} s at fleet scale; G = {rp.groups_for(scenario)} groups "
-      f"(one per data-parallel replica of {modes_in.replica_gpus:g} GPUs; the step is {60 * modes_in.step_min(scenario):.1f} s)")
+      f"(one per data-parallel replica of {modes_in.replica_gpus:g} GPUs; the step is {60 * scenario.step_min:.1f} s)")
 by = rp.floor_by_strategy(scenario, rep, modes_in)
 print(f"{'minutes per day':32s}" + "".join(f"{m:>10s}" for m in md.MODES) + f"{'total':>10s}{'% of day':>10s}")
 for name, per in by.items():
@@ -278,7 +278,7 @@ fleets = np.array([512, 1024, 2048, 4096, 8192, 16384, 32768])
 curves = {name: [] for name in rp.STRATEGIES}
 for n in fleets:
     sc = scenario.replace(n_gpus=int(n))
-    for name, per in rp.floor_by_strategy(sc, rep, modes_in).items():
+    for name, per in rp.floor_by_strategy(sc, rep).items():  # each fleet its own step and hang timeout
         curves[name].append(100 * sum(per.values()) / MINUTES_PER_DAY)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
 x = np.arange(len(md.MODES))

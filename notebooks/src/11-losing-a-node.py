@@ -265,8 +265,8 @@ requeue_min = requeue["value_s"] / 60.0
 cases = {
     "spare + buddy copy": (scenario, modes.ModeInputs(peer_copy=True)),
     "spare, persisted fallback": (scenario, modes.ModeInputs(peer_copy=False)),
-    "re-queue + buddy copy": (scenario.replace(reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=True)),
-    "re-queue, persisted fallback": (scenario.replace(reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=False)),
+    "re-queue + buddy copy": (scenario.replace(reschedule_min=requeue_min, reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=True)),
+    "re-queue, persisted fallback": (scenario.replace(reschedule_min=requeue_min, reschedule_after_min=requeue_min), modes.ModeInputs(peer_copy=False)),
 }
 print(f"{'case':30s} " + " ".join(f"{m:>10s}" for m in modes.MODES) + f" {'floor':>10s}   (minutes a day)")
 floors = {}
