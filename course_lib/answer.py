@@ -86,8 +86,9 @@ class SpareVerdict:
         """The recommendation, with the break-even reschedule that flips it."""
         if self.pooled:
             return (f"A spare pooled with other jobs costs this job nothing, so it is kept: it saves {self.gross:.2f} min a day.")
-        head = (f"A dedicated hot spare saves {self.gross:.2f} min a day and its idle GPUs cost {self.cost:.2f}: net "
-                f"{self.net:+.2f}")
+        (gross_t, cost_t), net_t = prose.added([self.gross, -self.cost], self.net)  # the difference holds as printed
+        net_t = net_t if net_t.startswith("-") else "+" + net_t
+        head = f"A dedicated hot spare saves {gross_t} min a day and its idle GPUs cost {cost_t.lstrip('-')}: net {net_t}"
         if self.pulled:
             return head + (f", so keep it; it pays while the reschedule it replaces ({self.reschedule_min:.2f} min) exceeds "
                            f"{self.break_even_min:.2f} min.")

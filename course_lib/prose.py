@@ -48,6 +48,8 @@ def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), ma
     """
     a, b = float(a), float(b)
     product = a * b if product is None else float(product)
+    if not math.isclose(product, a * b, rel_tol=1e-9, abs_tol=1e-12):
+        raise ValueError(f"product {product!r} is not {a!r} x {b!r} = {a * b!r}: no printing of the factors makes it hold")
     da, db, dc = digits
     target = round(product, dc)
     for extra in range(max_extra + 1):

@@ -166,6 +166,15 @@ def test_floor_text_is_what_the_dashboard_shows():
     assert f"{100 * a.after.floor_fraction:.3f} %" in text and f"{a.after.minutes_per_day:.2f} min/day" in text
     lam, x, total = re.search(r"= ([0-9.]+) failures a day × ([0-9.]+) min per failure .*?= ([0-9.]+) min/day", text).groups()
     assert round(float(lam) * float(x), 2) == pytest.approx(float(total), abs=1e-9)  # the printed product holds
+    assert f"after the levers {a.after.minutes_per_day:.2f} min/day" in text
+    # at 16,384 GPUs the spare is kept: its idle GPUs are a term of their own and the sentence still adds up as printed
+    kept = wf.floor_text(16384)
+    lam, x, train, idle, total = map(float, re.search(
+        r"= ([0-9.]+) failures a day × ([0-9.]+) min per failure .*? × ([0-9.]+) \(the GPUs that train\) \+ ([0-9.]+) min/day of "
+        r"idle spare = ([0-9.]+) min/day", kept).groups())
+    assert round(round(lam * x * train, 2) + idle, 2) == pytest.approx(total, abs=1e-9)
+    big = wf.dashboard_answer(n_gpus=16384)
+    assert total == pytest.approx(round(big.after.floor_minutes_per_day, 2)) and "hot-spare restart" in kept
     bigger = wf.dashboard_answer(n_gpus=8192)
     assert bigger.after.floor_minutes_per_day == pytest.approx(answer(Scenario().replace(n_gpus=8192), spread_draws=0).after.floor_minutes_per_day)
     e = wf.dashboard_answer(hang_timeout_min=60, restart_after_min=120, reload_after_min=60_000)

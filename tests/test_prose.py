@@ -24,3 +24,21 @@ def test_printed_product_holds(a, b):
 
 def test_the_floor_line():
     assert prose.sum_line([7.2184, 0.3628, 1.8641]) == "7.22 + 0.36 + 1.87 = 9.45"
+
+
+def test_a_product_that_is_not_the_factors_product_is_refused():
+    with pytest.raises(ValueError, match="no printing of the factors"):
+        prose.times(8.0, 3.77, 30.86)  # a floor with an idle-spare term is not lambda x X
+
+
+def test_the_spare_verdict_adds_up_as_printed():
+    import re
+
+    from course_lib import Scenario
+    from course_lib.answer import answer
+
+    for n in (4096, 16384, 65536):
+        text = answer(Scenario().replace(n_gpus=n), spread_draws=0).spare.sentence
+        gross, cost, net = map(float, re.search(r"saves ([0-9.]+) min a day and its idle GPUs cost ([0-9.]+): net ([-+0-9.]+)",
+                                                text).groups())
+        assert round(gross - cost, 2) == pytest.approx(net, abs=1e-9), text

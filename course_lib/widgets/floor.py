@@ -123,13 +123,23 @@ def _sentence(a) -> str:
         return (f"At {a.n_gpus:,} GPUs, {a.failures_per_day:,.3g} failures a day: every lever pulled, a failure still costs "
                 f"{_duration(st.total)} and the next comes {_duration(f.mtbf_min)} later, so the job never catches up: "
                 f"100 % of the day is lost, floor included.")
-    lam, x, floor = prose.times(a.failures_per_day, st.total, f.floor_minutes_per_day, digits=(2, 3, 2))
+    idle = float(f.floor_budget.idle_minutes_per_day)
+    work = f.floor_minutes_per_day - idle  # the failures' minutes, on the GPUs that train: (1 - i) lambda X
+    train = 1.0 - float(f.floor_budget.idle_share)
+    stages = (f"(D {_duration(st.detect)} + R {_duration(st.reschedule)} + {_duration(st.reload)} + rewind "
+              f"{_duration(st.rewind)})")
+    if idle > 0:  # a kept spare: its idle GPUs are a term of their own, and the failures cost only the training share
+        (_, idle_t), floor = prose.added([work, idle], f.floor_minutes_per_day)
+        product = (f"{a.failures_per_day:.2f} failures a day × {st.total:.3f} min per failure {stages} × {train:.4f} "
+                   f"(the GPUs that train) + {idle_t} min/day of idle spare = {floor}")
+    else:
+        lam, x, floor = prose.times(a.failures_per_day, st.total, f.floor_minutes_per_day, digits=(2, 3, 2))
+        product = f"{lam} failures a day × {x} min per failure {stages} = {floor}"
     pulled = ", ".join(a.order) if a.order else "none"
     return (
-        f"Floor at {a.n_gpus:,} GPUs = {lam} failures a day × {x} min per failure (D {_duration(st.detect)} + R "
-        f"{_duration(st.reschedule)} + {_duration(st.reload)} + rewind {_duration(st.rewind)}) = {floor} min/day "
-        f"({100 * f.floor_fraction:.3f} % of the day); after the levers ({pulled}) {f.minutes_per_day:.2f} min/day "
-        f"({100 * f.loss_fraction:.3f} %), checkpoint every {f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
+        f"Floor at {a.n_gpus:,} GPUs = {product} min/day ({100 * f.floor_fraction:.3f} % of the day); "
+        f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.loss_fraction:.3f} %; {pulled}), checkpoint every "
+        f"{f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
         f"a hang is seen at its {_duration(a.scenario.hang_timeout_min)} timeout; "
         f"a shard reloads from memory in {_duration(a.scenario.reload_after_min)}"
     )

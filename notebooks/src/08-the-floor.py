@@ -155,11 +155,15 @@ plt.show()
 
 # %%
 per_mode = fl.per_mode(f)
+idle = float(f.floor_budget.idle_minutes_per_day)  # a kept spare's idle GPUs: a term of the floor, of no mode
 print(f"{'mode':10s} {'share':>6s} {'floor min/day':>14s}")
 for m in f.modes:
     print(f"{m.mode:10s} {m.share:6.1%} {per_mode[m.mode]:14.2f}")
-print(f"{'total':10s} {'':6s} {sum(per_mode.values()):14.2f}  (= the floor, {f.floor_fraction:.3%} of the day)")
-assert abs(sum(per_mode.values()) - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
+if idle:
+    print(f"{'idle spare':10s} {'':6s} {idle:14.2f}")
+total = sum(per_mode.values()) + idle
+print(f"{'total':10s} {'':6s} {total:14.2f}  (= the floor, {f.floor_fraction:.3%} of the day)")
+assert abs(total - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
 spread = un.floor_range(scenario, n=ans.spread.n, pulled=list(ans.order), shifts=True)
 print(f"\nMonte Carlo over the inputs' ranges ({spread.n:,} draws; the rate from its own count, {spread.count:.0f} failures over "
       f"{spread.days:g} days): floor {spread.floor.text()}, after-levers loss {spread.loss.text()}")
@@ -188,7 +192,8 @@ print(spread.shift_sentence)
 # With $\lambda$ failures a day, each costing $X = D + R + s\tau/2 + \ell$ (detection, restart and reload, the rewind to the
 # latest checkpoint for the share $s$ of failures that restore it, and $\ell$, what the others rewind to the persisted
 # checkpoint past a corruption), interval $\tau$ and blocking write $\delta$, the day of $T$ minutes loses
-# $W = \lambda X + (T - \lambda X)\,\delta/(\tau + \delta)$ ([notebook 03](03-anatomy-of-a-restart.ipynb)). **Predict:** at the best
+# $W = \lambda X + (T - \lambda X)\,\delta/(\tau + \delta)$ ([notebook 03](03-anatomy-of-a-restart.ipynb); a kept hot spare
+# idles a share $i$ of the GPUs, and the day loses $T i + (1 - i) W$). **Predict:** at the best
 # $\tau$, what happens to the loss as $\delta \to 0$?
 
 # %%
@@ -204,7 +209,8 @@ print("delta -> 0, tau -> 0 :", floor_expr, "  (a checkpoint cannot be more freq
 dr = sum(m.share * (m.detect + m.reschedule + m.reload) for m in f.modes)
 values = {lam: f.failures_per_day, DR: dr, s_: f.latest_share, delta: f.write_cost_min, T: MINUTES_PER_DAY,
           ell: f.per_failure_min - dr - f.latest_share * f.interval_min / 2, tau: f.interval_min}
-assert abs(float(W.subs(values)) - f.minutes_per_day) < 1e-9
+i = float(f.idle_share)  # a kept hot spare's idle share (none unless the spare pays): the day loses T i + (1 - i) W
+assert abs(MINUTES_PER_DAY * i + (1 - i) * float(W.subs(values)) - f.minutes_per_day) < 1e-9
 assert abs(float(tau_star.subs(values)) - f.interval_min) < 1e-9 * f.interval_min or f.interval_min == f.interval_bound_min
 print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day and an interval of {f.interval_min:.4f} min: the symbolic day and its optimum")
 

@@ -119,8 +119,10 @@ print(f"\nbaseline loss: {b.minutes_per_day:.1f} min/day = {b.loss_fraction:.2%}
 # The first-order waste $\delta/\tau + (\tau/2 + R)/M$ ([notebook 04](04-optimal-interval.ipynb)) is smallest at
 # $\tau^* = \sqrt{2\delta M}$; the day model's own optimum ([notebook 08](08-the-floor.ipynb)) is that to first order.
 # **Predict:** if the blocking write falls by a factor of 60, by what factor does the best interval fall? (Nearly the
-# square root: after the levers the optimum counts only the failures that rewind to the snapshot, which moves it by
-# about 1 %.)
+# square root: to first order the optimum is $\sqrt{2\delta(M - R)/s}$, with $R$ the minutes of a failure the interval
+# does not move and $s$ the share of failures that rewind to the latest checkpoint; the levers shorten $R$ and leave
+# the corruptions rewinding to the persisted checkpoint, which moves the ratio by a few per cent, more where failures are
+# frequent.)
 
 # %%
 m = b.mtbf_min
@@ -129,10 +131,18 @@ print(f"synchronous write : {60 * ans.write_cost_before_min:8.3f} s -> optimal i
 print(f"in-memory snapshot: {60 * ans.snapshot_cost_min:8.3f} s -> optimal interval {ans.interval_after_min:7.2f} min")
 ratio_write = ans.write_cost_before_min / ans.snapshot_cost_min
 ratio_tau = ans.interval_before_min / ans.interval_after_min
-print(f"write {ratio_write:.0f}x cheaper -> interval {ratio_tau:.1f}x shorter (sqrt: {math.sqrt(ratio_write):.1f})")
-# the after interval is the optimum over the failures that rewind to the snapshot (an SDC rewinds further), hence ~1 %
-assert abs(ratio_tau - math.sqrt(ratio_write)) < 0.02 * ratio_tau
-assert abs(ans.interval_before_min - iv.young_interval(ans.write_cost_before_min, m)) < 0.02 * ans.interval_before_min  # Young, first order
+# first order, tau* = sqrt(2 delta (M - R) / s): R the minutes per failure the interval does not move, s the share of
+# failures that rewind to the latest checkpoint (after the levers an SDC rewinds to the persisted one)
+def first_order(day, delta):
+    return math.sqrt(2 * delta * (day.mtbf_min - day.nonlatest_min) / day.latest_share)
+
+
+predicted = first_order(b, ans.write_cost_before_min) / first_order(ans.after, ans.snapshot_cost_min)
+print(f"write {ratio_write:.0f}x cheaper -> interval {ratio_tau:.1f}x shorter (sqrt: {math.sqrt(ratio_write):.1f}; "
+      f"with each day's M - R and s: {predicted:.1f})")
+assert abs(ratio_tau - predicted) < 0.02 * ratio_tau
+assert abs(ans.interval_before_min - first_order(b, ans.write_cost_before_min)) < 0.02 * ans.interval_before_min
+assert abs(ans.interval_before_min - iv.young_interval(ans.write_cost_before_min, m - b.nonlatest_min)) < 0.02 * ans.interval_before_min
 
 # %%
 taus = np.geomspace(ans.interval_after_min / 10, max(ans.interval_before_min, b.interval_min) * 10, 200)
@@ -177,9 +187,14 @@ plt.show()
 
 # %%
 per_mode = fl.per_mode(f)
+idle = float(f.floor_budget.idle_minutes_per_day)  # a kept spare's idle GPUs: a term of the floor, of no mode
 for x in f.modes:
     print(f"{x.mode:10s} {x.share:6.1%} of failures: floor {per_mode[x.mode]:6.2f} min/day")
-print(f"{'total':10s} {'':17s} floor {sum(per_mode.values()):6.2f} min/day ({f.floor_fraction:.3%} of the day)")
+if idle:
+    print(f"{'idle spare':10s} {'':17s} floor {idle:6.2f} min/day")
+total = sum(per_mode.values()) + idle
+assert abs(total - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
+print(f"{'total':10s} {'':17s} floor {total:6.2f} min/day ({f.floor_fraction:.3%} of the day)")
 r = ans.spread
 print(f"\n90 % ranges ({r.n:,} draws): floor {r.floor.text()}, after-levers loss {r.loss.text()}")
 print("rank correlation with the loss: " + ", ".join(f"{k} {v:+.2f}" for k, v in sorted(r.dominance.items(), key=lambda kv: -abs(kv[1]))))
