@@ -31,7 +31,7 @@ import numpy as np
 
 from .schema import SECONDS_PER_DAY, STAGES, UNKNOWN, CSV_COLUMNS, IncidentLog, LogFormatError, ReadReport
 
-__all__ = ["FORMATS", "read_log", "read_infinitehbd", "read_sacct", "read_csv", "read_lab_events", "expand_hostlist",
+__all__ = ["FORMATS", "read_log", "read_infinitehbd", "write_infinitehbd", "read_sacct", "read_csv", "read_lab_events", "expand_hostlist",
            "parse_time", "SLURM_STATES", "INTERRUPTION_STATES"]
 
 FORMATS = ("infinitehbd", "sacct", "csv", "lab")
@@ -151,6 +151,28 @@ def read_infinitehbd(path, *, window=None, errors: str = "raise") -> IncidentLog
         report.note("events out of time order (sorted by time before pairing)", None, late)
         kept.sort(key=lambda k: k[0])
     return _pair(kept, report, path, window, line_of)
+
+
+def write_infinitehbd(log: IncidentLog, path) -> Path:
+    """Write ``log`` in the InfiniteHBD trace's JSON: a ``fault_start`` and (if ended) a ``fault_end`` per incident.
+
+    Events sorted by time (a start before an end at the same time); times as exact floats, so
+    :func:`read_infinitehbd` reads the same incidents back (tests/test_incidents_readers.py).
+    """
+    path = Path(path)
+    names = log.node_names
+    events = []
+    for i in range(len(log)):
+        level, cls, desc = log.causes[log.cause[i]]
+        ft = {"Level": level, "Class": cls, "Desc": desc}
+        events.append((float(log.start[i]), 0, i, {"node_id": str(names[i]), "event_time": float(log.start[i]),
+                                                   "event_type": "fault_start", "fault_type": ft}))
+        if not np.isnan(log.end[i]):
+            events.append((float(log.end[i]), 1, i, {"node_id": str(names[i]), "event_time": float(log.end[i]),
+                                                     "event_type": "fault_end", "fault_type": ft}))
+    events.sort(key=lambda e: e[:3])
+    path.write_text(json.dumps([e[3] for e in events], indent=4) + "\n", encoding="utf-8")
+    return path
 
 
 def _pair(kept, report: ReadReport, path, window, line_of) -> IncidentLog:
@@ -558,8 +580,9 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
     The format the labs write (notebook 07): one JSON object per line with ``t`` (wall-clock
     seconds), ``ev`` (event name), ``rank`` (-1: the launcher's agent) and ``gen`` (the worker
     generation). For an ``inject`` in generation g at time t, the stages are read from what
-    follows: ``detected`` the first of ``agent_noticed`` / ``noticed`` / ``hang_detected`` of
-    generation g; ``torn_down`` the agent's first ``agent_stopped`` after that; ``rendezvous``,
+    follows: ``detected`` the launcher's ``agent_noticed`` of generation g (the moment the
+    restart machinery knows), else the learned detector's ``hang_detected``, else a peer's
+    ``noticed``; ``torn_down`` the agent's first ``agent_stopped`` after that; ``rendezvous``,
     ``loaded`` and ``first_step`` the moment every rank of generation g + 1 has logged its first
     ``pg_ready``, ``state_loaded`` and ``step_done``; ``progress_regained`` the moment every one of
     them has completed again the step done before the failure (the inject's ``progress``; the
@@ -608,7 +631,9 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
         used.add(inj["_line"])
         later = [e for e in events if e["t"] >= t]
         stamps = dict.fromkeys(STAGES, math.nan)
-        det = next((e for e in later if e["ev"] in ("agent_noticed", "noticed", "hang_detected") and e["gen"] == g), None)
+        det = None
+        for name in ("agent_noticed", "hang_detected", "noticed"):  # the restart machinery's notice first, a peer's last
+            det = det or next((e for e in later if e["ev"] == name and e["gen"] == g), None)
         if det is not None:
             stamps["detected"] = det["t"]
             used.add(det["_line"])
