@@ -191,3 +191,20 @@ def test_bad_inputs_to_the_estimators_name_the_parameter():
         an.spare_pool(1.0, 1.0, 1.0)
     with pytest.raises(ValueError, match="burst_share must be"):
         synthetic_log(1, burst_share=1.0)
+
+
+def test_the_interval_widened_for_overdispersion_covers_bursty_logs():
+    hits_poisson = hits_wide = 0
+    for seed in range(100):
+        log, truth = synthetic_log(seed, burst_share=0.6, burst_size=6.0, **TRACE_LIKE)
+        est = an.rate(log, FLEET)
+        b = an.bursts(log)
+        lo, hi = an.overdispersed_interval(est, b.daily_variance / b.daily_mean)
+        true = truth.rate_per_node_day / 8
+        hits_poisson += est.low <= true <= est.high
+        hits_wide += lo <= true <= hi
+    assert hits_wide >= 88 and hits_wide > hits_poisson
+    calm, _ = synthetic_log(1, **TRACE_LIKE)
+    est = an.rate(calm, FLEET)
+    assert an.overdispersed_interval(est, 1.0) == pytest.approx((est.low, est.high))
+    assert an.overdispersed_interval(est, 0.5) == pytest.approx((est.low, est.high))  # no credit for under-dispersion

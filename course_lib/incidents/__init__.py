@@ -22,9 +22,9 @@ from .readers import FORMATS, read_csv, read_infinitehbd, read_lab_events, read_
 from .report import LogAnalysis, LogAnswer, analyse, answer_for_log, scenario_for_log
 from .schema import STAGES, IncidentLog, LogFormatError, ReadReport, stage_seconds, write_csv
 from .synthetic import synthetic_log
-from .trace import load_trace, trace_fleet, trace_interruptions, trace_lemon_removal, trace_repeat_fault_share, trace_spare_pool
+from .trace import lab_example, load_trace, trace_path, trace_fleet, trace_interruptions, trace_lemon_removal, trace_repeat_fault_share, trace_spare_pool
 
 __all__ = ["Fleet", "FORMATS", "read_log", "read_infinitehbd", "read_sacct", "read_csv", "read_lab_events", "LogAnalysis",
            "LogAnswer", "analyse", "answer_for_log", "scenario_for_log", "STAGES", "IncidentLog", "LogFormatError",
-           "ReadReport", "stage_seconds", "write_csv", "synthetic_log", "load_trace", "trace_fleet", "trace_interruptions",
+           "ReadReport", "stage_seconds", "write_csv", "synthetic_log", "lab_example", "trace_path", "load_trace", "trace_fleet", "trace_interruptions",
            "trace_lemon_removal", "trace_repeat_fault_share", "trace_spare_pool"]

@@ -40,7 +40,7 @@ from .._validate import Validated, check_int_positive, check_open_unit, check_po
 from .schema import IncidentLog
 
 __all__ = [
-    "Fleet", "RateEstimate", "rate", "Share", "shares", "node_counts", "Dispersion", "dispersion_test",
+    "Fleet", "RateEstimate", "rate", "overdispersed_interval", "Share", "shares", "node_counts", "Dispersion", "dispersion_test",
     "NegBinFit", "fit_negative_binomial", "WorstShares", "worst_node_shares", "top_share_limit",
     "LemonRemoval", "lemon_threshold", "lemon_removal", "RepeatShare", "repeat_fault_share",
     "Bursts", "bursts", "Monthly", "monthly_rates", "Repairs", "repair_times", "kaplan_meier",
@@ -114,6 +114,22 @@ def rate(log: IncidentLog, fleet: Fleet, confidence: float = 0.95) -> RateEstima
     r = failures.rate_per_gpu_day(k, gpus, log.days)
     lo, hi = failures.rate_ci_per_gpu_day(k, gpus, log.days, confidence)
     return RateEstimate(k, log.days, fleet.n_nodes, fleet.gpus_per_node, r, lo, hi, confidence)
+
+
+def overdispersed_interval(est: RateEstimate, phi: float) -> tuple[float, float]:
+    """The rate's interval when the count is over-dispersed by ``phi`` (variance = phi x mean; quasi-Poisson).
+
+    Bursts make the total count vary more than Poisson's: ``phi`` (the daily counts' variance /
+    mean, :class:`Bursts`) times as much. The count then carries the information of about
+    ``k / phi`` independent faults: the Garwood interval of that effective count, scaled by ``phi``
+    (phi = 1 gives the Poisson interval back, up to rounding the effective count).
+    """
+    f = check_positive("phi", phi)
+    if f < 1:
+        f = 1.0  # under-dispersion is not credited: the Poisson interval stands
+    k_eff = int(round(est.count / f))
+    lo, hi = failures.rate_ci_per_gpu_day(k_eff, est.n_nodes * est.gpus_per_node, est.days, est.confidence)
+    return lo * f, hi * f
 
 
 @dataclass(frozen=True)
@@ -479,8 +495,8 @@ def bursts(log: IncidentLog, window_min: float = 5.0, at_least: int = 4, confide
     other_rate = (n - per_node) / log.days  # other nodes' faults per day
     chance = -math.expm1(-2 * w * other_rate)
     days = int(math.floor(log.days))
-    if days < 1:
-        raise ValueError("the window must cover at least one whole day for daily counts")
+    if days < 2:
+        raise ValueError("the window must cover at least two whole days for daily counts")
     day = np.floor(t - log.window[0]).astype(np.int64)
     daily = np.bincount(day[day < days], minlength=days)
     obs = int((daily >= k).sum())

@@ -77,6 +77,7 @@ def analyse(log: IncidentLog, fleet: an.Fleet, *, policy: pl.Policy | None = Non
     """Every test of the course's model on ``log`` over ``fleet`` (notebook 13; the CLI's ``--log``)."""
     if not isinstance(log, IncidentLog):
         raise ValueError(f"log must be an IncidentLog (got {type(log).__name__}); read one with course_lib.incidents.read_log")
+    rate_all = an.rate(log, fleet, confidence)  # first: it checks the fleet holds every node of the log
     cl = pl.classify(log, policy)
     intr = log.where(cl.interruption)
     skipped: dict = {}
@@ -95,7 +96,7 @@ def analyse(log: IncidentLog, fleet: an.Fleet, *, policy: pl.Policy | None = Non
     bursts = _try(skipped, "bursts", an.bursts, intr, burst_window_min, confidence=confidence)
     monthly = _try(skipped, "monthly rates", an.monthly_rates, intr, fleet, month_days, confidence)
     repairs = _try(skipped, "repair times", an.repair_times, intr, confidence)
-    return LogAnalysis(log, fleet, cl, intr, an.rate(log, fleet, confidence), an.rate(intr, fleet, confidence), shares,
+    return LogAnalysis(log, fleet, cl, intr, rate_all, an.rate(intr, fleet, confidence), shares,
                        counts, disp, nb, worst, lemon, repeat, week, bursts, monthly, repairs, stage_minutes(log), skipped)
 
 

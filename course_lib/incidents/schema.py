@@ -220,12 +220,7 @@ class IncidentLog:
             if arr.shape != start.shape:
                 raise ValueError(f"stage {k} must hold one time (or NaN) per incident")
             st[k] = arr
-        if window is None:
-            if n == 0:
-                raise ValueError("window must be given for a log with no incidents: a rate needs the days it covers")
-            last = float(np.nanmax(np.concatenate([start, end])))
-            window = (min(0.0, float(start.min())), last)
-        window = _window(window)
+        window = _window(default_window(start, end) if window is None else window)
         order = np.argsort(start, kind="stable")
         log = cls(start=start[order], end=end[order], node=_i64(node)[order], nodes=tuple(str(x) for x in nodes),
                   cause=cause[order], causes=vocab, window=window, job=job[order], jobs=job_vocab, attempt=att[order],
@@ -234,8 +229,8 @@ class IncidentLog:
         return log
 
     @classmethod
-    def from_codes(cls, start, end, node, nodes, cause, causes, *, window, origin=None, source="", format="",
-                   report=None) -> "IncidentLog":
+    def from_codes(cls, start, end, node, nodes, cause, causes, *, window, job=None, jobs=(), attempt=None, stages=None,
+                   origin=None, source="", format="", report=None) -> "IncidentLog":
         """An :class:`IncidentLog` from integer codes (fast: no string work; the synthetic generator's path).
 
         node: an index into ``nodes`` per incident; cause: an index into ``causes``. Sorted by start.
@@ -249,9 +244,16 @@ class IncidentLog:
             raise ValueError("end must be >= start for every incident")
         order = np.argsort(start, kind="stable")
         n = start.size
+        job = np.full(n, -1, np.int64) if job is None else _i64(job)
+        attempt = np.zeros(n, np.int64) if attempt is None else _i64(attempt)
+        if job.shape != start.shape or attempt.shape != start.shape or (n and job.max() >= len(jobs)):
+            raise ValueError("job and attempt must hold one value per incident, job indexing into jobs (-1: none)")
+        st = {k: _f64(v)[order] for k, v in (stages or {}).items()}
+        if any(k not in STAGES or v.shape != start.shape for k, v in st.items()):
+            raise ValueError(f"stages must be named from {STAGES}, one time (or NaN) per incident")
         return cls(start=start[order], end=end[order], node=node[order], nodes=tuple(nodes), cause=cause[order],
-                   causes=tuple(tuple(c) for c in causes), window=_window(window), job=np.full(n, -1, np.int64),
-                   attempt=np.zeros(n, np.int64), origin=origin, source=str(source), format=format,
+                   causes=tuple(tuple(c) for c in causes), window=_window(window), job=job[order], jobs=tuple(jobs),
+                   attempt=attempt[order], stages=st, origin=origin, source=str(source), format=format,
                    report=report if report is not None else ReadReport(source=str(source)))
 
     def __post_init__(self):
@@ -317,6 +319,14 @@ class IncidentLog:
                 and set(self.stages) == set(other.stages) and all(same(self.stages[k], other.stages[k]) for k in self.stages))
 
 
+def default_window(start, end) -> tuple:
+    """(0 or the earliest start if negative, the latest start or end): the window of a log that does not state one."""
+    start, end = _f64(start), _f64(end)
+    if start.size == 0:
+        raise ValueError("window must be given for a log with no incidents: a rate needs the days it covers")
+    return (min(0.0, float(start.min())), float(np.nanmax(np.concatenate([start, end]))))
+
+
 def _codes(triples):
     vocab = tuple(sorted(set(triples)))
     index = {c: i for i, c in enumerate(vocab)}
@@ -356,7 +366,7 @@ def write_csv(log: IncidentLog, path) -> Path:
     """Write ``log`` as the schema's plain CSV (times in days, exact: ``repr`` of each float).
 
     Comment lines at the top carry the window (and the origin); ``read_csv`` reads it back bit
-    for bit (tests/test_incidents.py).
+    for bit (tests/test_incidents_readers.py).
     """
     path = Path(path)
     with open(path, "w", newline="") as fh:
@@ -366,14 +376,14 @@ def write_csv(log: IncidentLog, path) -> Path:
         w = csv.writer(fh, lineterminator="\n")
         cols = [c for c in CSV_COLUMNS if c not in STAGES or c in log.stages]
         w.writerow(cols)
-        level, cls, desc = (log.cause_part(d) for d in ("level", "class", "desc"))
-        names = log.node_names
-        for i in range(len(log)):
-            row = {"start": repr(float(log.start[i])), "end": "" if np.isnan(log.end[i]) else repr(float(log.end[i])),
-                   "node": names[i], "level": level[i], "class": cls[i], "desc": desc[i],
-                   "job": log.jobs[log.job[i]] if log.job[i] >= 0 else "", "attempt": str(int(log.attempt[i]))}
-            for k in log.stages:
-                v = log.stages[k][i]
-                row[k] = "" if np.isnan(v) else repr(float(v))
-            w.writerow([row[c] for c in cols])
+        def times(arr):
+            return ["" if x != x else repr(x) for x in arr.tolist()]  # NaN (open) is written empty
+
+        jobs = np.array(list(log.jobs) + [""], dtype=object)  # index -1 -> ""
+        column = {"start": times(log.start), "end": times(log.end), "node": log.node_names.tolist(),
+                  "level": log.cause_part("level").tolist(), "class": log.cause_part("class").tolist(),
+                  "desc": log.cause_part("desc").tolist(), "job": jobs[log.job].tolist(),
+                  "attempt": [str(a) for a in log.attempt.tolist()]}
+        column.update({k: times(v) for k, v in log.stages.items()})
+        w.writerows(zip(*(column[c] for c in cols)))
     return path

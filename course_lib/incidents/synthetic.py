@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import check_int_positive, check_non_negative, check_positive
-from .schema import IncidentLog
+from .schema import UNKNOWN, IncidentLog
 
 __all__ = ["SyntheticTruth", "synthetic_log"]
 
@@ -60,7 +60,7 @@ def synthetic_log(seed, n_nodes: int = 400, days: float = 348.0, rate_per_node_d
     """A synthetic :class:`~course_lib.incidents.schema.IncidentLog` and its truth (see the module doc).
 
     seed: an int or a ``numpy.random.Generator``. Every node id is ``n00000``...; causes are
-    ("Synthetic", "independent" | "burst", "").
+    ("Synthetic", "independent" | "burst", "Unknown").
     """
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     n = check_int_positive("n_nodes", n_nodes)
@@ -98,7 +98,7 @@ def synthetic_log(seed, n_nodes: int = 400, days: float = 348.0, rate_per_node_d
     cause = in_burst.astype(np.int64)
     order = np.argsort(start, kind="stable")
     log = IncidentLog.from_codes(start, end, node, tuple(f"n{i:05d}" for i in range(n)), cause,
-                                 (("Synthetic", "independent", ""), ("Synthetic", "burst", "")), window=(0.0, T),
+                                 (("Synthetic", "independent", UNKNOWN), ("Synthetic", "burst", UNKNOWN)), window=(0.0, T),
                                  source="synthetic", format="synthetic")
     rates = own * (1.0 - b) + b * r  # each node's expected faults per day: its own, plus its share of the bursts
     return log, SyntheticTruth(rates, k, b, in_burst[order], med, sig)

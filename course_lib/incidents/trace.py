@@ -23,21 +23,35 @@ from .policy import classify
 from .readers import read_infinitehbd
 from .schema import IncidentLog
 
-__all__ = ["TRACE_FILE", "trace_path", "load_trace", "trace_fleet", "trace_interruptions", "trace_lemon_removal",
+__all__ = ["TRACE_FILE", "LAB_FILE", "trace_path", "lab_example", "load_trace", "trace_fleet", "trace_interruptions", "trace_lemon_removal",
            "trace_repeat_fault_share", "SparePool", "trace_spare_pool"]
 
 TRACE_FILE = "infinitehbd_fault_trace.json"
 
 
-def trace_path(data_dir=None):
-    """The vendored trace's path, after checking it against data/MANIFEST.csv."""
+LAB_FILE = "faultlab_events.jsonl"
+
+
+def _verified(name: str, data_dir=None):
     from pathlib import Path
 
     from ..data import DATA_DIR, verify
 
     d = Path(data_dir or DATA_DIR)
-    verify(TRACE_FILE, d)
-    return d / TRACE_FILE
+    verify(name, d)
+    return d / name
+
+
+def trace_path(data_dir=None):
+    """The vendored trace's path, after checking it against data/MANIFEST.csv."""
+    return _verified(TRACE_FILE, data_dir)
+
+
+def lab_example(data_dir=None) -> IncidentLog:
+    """The course's own fault-lab run (data/faultlab_events.jsonl, notebook 07's lab) read into the schema's stage timestamps."""
+    from .readers import read_lab_events
+
+    return read_lab_events(_verified(LAB_FILE, data_dir))
 
 
 @functools.lru_cache(maxsize=4)
