@@ -154,6 +154,10 @@ class LogAnswer:
         R("fleet_nodes", "nodes in the fleet (an input: with or without a fault)", a.fleet.n_nodes, "nodes", ",.0f")
         R("nodes_with_fault", "nodes with a fault in the log", int(len(np.unique(a.log.node))) if len(a.log) else 0, "nodes", ",.0f")
         R("faults", "faults in the log", a.rate_all.count, "faults", ",.0f")
+        for sh in an.shares(a.log.cause_part("level"), a.rate.confidence) if len(a.log) else ():
+            slug = "".join(ch if ch.isalnum() else "_" for ch in sh.name.lower())
+            R(f"share_{slug}", f"  {sh.name}, share of the faults ({100 * a.rate.confidence:g} % interval {100 * sh.low:.1f}-{100 * sh.high:.1f} %)",
+              100 * sh.share, "%", ".1f")
         R("interruptions", "of which job interruptions (the course's classes)", a.rate.count, "faults", ",.0f")
         R("rate_all_per_gpu_day", "fault rate per GPU, every fault", a.rate_all.rate_per_gpu_day, "per GPU-day", ".3e")
         R("rate_per_gpu_day", "interruption rate per GPU", a.rate.rate_per_gpu_day, "per GPU-day", ".3e")

@@ -121,8 +121,9 @@ class ReadReport:
         return sum(self.rejected.values())
 
     def check(self) -> None:
-        """Every row is accounted for: read = used + ignored + rejected (raises AssertionError otherwise)."""
-        assert self.rows_read == self.rows_used + self.rows_ignored + self.rows_rejected, self.text()
+        """Every row is accounted for: read = used + ignored + rejected (a reader's bug otherwise: RuntimeError)."""
+        if self.rows_read != self.rows_used + self.rows_ignored + self.rows_rejected:
+            raise RuntimeError(f"rows unaccounted for in {self.source}: " + self.text())
 
     def lines(self) -> list[str]:
         """The report as lines of text (the CLI and notebook 13 print them)."""

@@ -122,11 +122,12 @@ print(log.report.text())
 cl = policy.classify(log)
 pol = policy.load_policy()
 level, klass = log.cause_part("level"), log.cause_part("class")
-print(f"{'level':17s} {'class':30s} {'faults':>6s}  interrupts a job?  mode")
+print(f"{'level':17s} {'class':30s} {'faults':>6s}  {'share (95 % interval)':22s} interrupts a job?  mode")
 for (lv, kl), n in sorted({(a, b): int(np.sum((level == a) & (klass == b))) for a, b in zip(level, klass)}.items(),
                           key=lambda kv: -kv[1]):
     yes, mode, _ = pol.decide(lv, kl, "")
-    print(f"{lv:17s} {kl:30s} {n:6d}  {'yes' if yes else 'no ':17s}  {mode}")
+    lo, hi = an.clopper_pearson(n, len(log))
+    print(f"{lv:17s} {kl:30s} {n:6d}  {n / len(log):5.1%} ({lo:5.1%}-{hi:5.1%})   {'yes' if yes else 'no ':17s}  {mode}")
 intr = log.where(cl.interruption)
 print(f"\n{len(intr):,} of {len(log):,} faults interrupt a job; {len(log) - len(intr):,} were found on nodes out of service")
 print("shares of the faults per level, with exact 95 % intervals: " + "; ".join(
