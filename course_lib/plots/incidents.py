@@ -92,6 +92,6 @@ def repair_cdf(repairs, ax=None):
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("repair time, fault to the node back in service (hours, log scale)")
     ax.set_ylabel("share of repairs done")
-    ax.set_title("Repair times: a day at the median, weeks in the tail")
+    ax.set_title(f"Repair times: median {24 * repairs.median_days:.0f} h, 90th percentile {repairs.p90_days:.1f} days")
     ax.legend(fontsize=9, loc="lower right")
     return ax
