@@ -49,6 +49,7 @@ import statistics
 from dataclasses import asdict, dataclass
 
 from ..labkit.events import read_events
+from ..restart import STAGES
 
 __all__ = [
     "read_events",
@@ -58,7 +59,7 @@ __all__ = [
     "STAGE_NAMES",
 ]
 
-STAGE_NAMES = ("detect", "reschedule", "reload", "rewind")
+STAGE_NAMES = STAGES  # the course's four stages of a restart (notebook 03), in order
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ def run_lab(
         rc = lab.wait(proc, "lab run")
         wall = lab.elapsed_s()
         if rc != 0:
-            gave_up = lab.events() and [e for e in lab.events() if e["ev"] == "gave_up"]
+            gave_up = [e for e in lab.events() if e["ev"] == "gave_up"]
             if gave_up:  # the restart-loop guard stopped the job: its message says where and why
                 raise LabError(f"{gave_up[0]['message']}\n(torchrun exited with {rc})")
             lab.fail(f"torchrun exited with {rc}")
