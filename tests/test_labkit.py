@@ -178,3 +178,19 @@ def test_a_list_of_records_names_the_bad_item():
         check("failures", [("kill", 3), ("kill", 0)])
     with pytest.raises(ValueError, match=r"^failures must be a sequence of Failure"):
         check("failures", "kill")
+
+
+def test_a_loss_waits_for_the_spare_until_it_waits_or_is_overdue_by_the_measured_start_up():
+    from course_lib.labkit import spare_state
+    from course_lib.labkit.events import SPARE_MARGIN
+
+    def agent(t, ev, node):
+        return {"t": t, "ev": ev, "rank": -1, "gen": 0, "pid": 3, "node": node}
+
+    # the job's own start-up: agent start -> workers spawned, 5 s for the slower node
+    log = [agent(0, "agent_start", "n0"), agent(1, "agent_start", "n1"), agent(4, "workers_spawned", "n0"),
+           agent(6, "workers_spawned", "n1"), agent(10, "agent_start", "n2")]
+    assert spare_state(log, now=10 + SPARE_MARGIN * 5 - 0.1) is None  # the spare is still starting
+    assert spare_state(log, now=10 + SPARE_MARGIN * 5 + 0.1) == "overdue"
+    assert spare_state(log + [agent(12, "rdzv_waiting", "n2")], now=12) == "waiting"
+    assert spare_state(log[:4], now=1e9) is None  # no spare started yet: nothing is overdue

@@ -93,7 +93,7 @@ def main(argv=None) -> int:
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
     gen = int(os.environ.get("FAULTLAB_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
-    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, waiting_nodes
+    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, spare_state
     from course_lib.labkit.toy import state_digest, toy_batch, toy_model, toy_target
 
     die_with_parent()
@@ -229,8 +229,9 @@ def main(argv=None) -> int:
     def wait_for_spare(step):
         """Every rank, before the step (no collective pending): wait until a spare agent waits."""
         log("spare_awaited", step=step)
-        while not waiting_nodes(read_events(paths["events"])):
+        while (state := spare_state(read_events(paths["events"]), time.time())) is None:
             time.sleep(0.05)
+        log("spare_ready", step=step, state=state)
 
     # ----- train -----
     try:

@@ -7,7 +7,7 @@ and the injection-by-state helpers :func:`next_failure` and :func:`waiting_nodes
 (process groups, the run's token, output tails, ports), :mod:`.toy` (the toy training problem).
 Nothing here imports torch at import time.
 """
-from .events import EventLog, events_of, next_failure, read_events, wait_for, waiting_nodes
+from .events import EventLog, events_of, next_failure, read_events, spare_state, wait_for, waiting_nodes
 from .lab import Lab, LabError, LabResult, leftovers, temporary_run_dir
 from .procs import die_with_parent, free_port, kill_group, output_tail, pids_with_token, port_is_open
 
@@ -26,6 +26,7 @@ __all__ = [
     "pids_with_token",
     "port_is_open",
     "read_events",
+    "spare_state",
     "temporary_run_dir",
     "wait_for",
     "waiting_nodes",

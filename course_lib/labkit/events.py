@@ -26,7 +26,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["RS", "EventLog", "read_events", "events_of", "wait_for", "next_failure", "waiting_nodes"]
+__all__ = ["RS", "EventLog", "read_events", "events_of", "wait_for", "next_failure", "waiting_nodes", "spare_state",
+           "SPARE_MARGIN"]
+
+#: How many times the job's own measured agent start-up (agent start -> workers spawned, the slowest of
+#: the first round's nodes) a spare agent may take to reach the rendezvous's redundancy list before a
+#: loss that waits for it goes ahead anyway (the spare then joins the next round as a fresh node).
+SPARE_MARGIN = 4.0
 
 RS = b"\x1e"  # RFC 7464 record separator: every record starts with it
 
@@ -140,3 +146,28 @@ def waiting_nodes(events: list[dict]) -> set[str]:
         elif e["rank"] == -1 and e.get("node") and e["ev"] in ("rdzv_waiting", "workers_spawned", "agent_exit"):
             last[e["node"]] = e["ev"]
     return {n for n, ev in last.items() if ev == "rdzv_waiting" and n not in lost}
+
+
+def spare_state(events: list[dict], now: float, margin: float = SPARE_MARGIN) -> str | None:
+    """Whether a loss that a hot spare is to absorb may strike now: ``"waiting"`` (a spare waits in the
+    rendezvous, :func:`waiting_nodes`), ``"overdue"`` (a spare agent started more than ``margin`` x the
+    job's measured agent start-up ago and is still not listed: under load the rendezvous can re-open a
+    round while it joins, and then it never waits in the redundancy list), or ``None`` (wait on)."""
+    if waiting_nodes(events):
+        return "waiting"
+    started: dict[str, float] = {}
+    spawned: dict[str, float] = {}
+    lost = set()
+    for e in events:
+        if e["ev"] == "inject":
+            lost.update(e.get("nodes") or [e.get("node")])
+        elif e["rank"] == -1 and e.get("node"):
+            if e["ev"] == "agent_start":
+                started.setdefault(e["node"], e["t"])
+            elif e["ev"] == "workers_spawned":
+                spawned.setdefault(e["node"], e["t"])
+    startup = [spawned[n] - started[n] for n in spawned if n in started]
+    pending = [t for n, t in started.items() if n not in spawned and n not in lost]
+    if startup and pending and now - max(pending) > margin * max(startup):
+        return "overdue"
+    return None

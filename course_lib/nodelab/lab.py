@@ -22,7 +22,9 @@ What happens when is decided by states the job reports, never by a sleep:
   waits in the rendezvous's redundancy list (its agent logs ``rdzv_waiting``), so ranks follow the
   node order (torchrun orders a round's nodes by address).
 * **losses**: a node loss that a spare is to absorb waits, on every rank before its step, until the
-  log shows a spare waiting (:func:`course_lib.labkit.waiting_nodes`); the job logs ``inject`` and the
+  log shows a spare waiting (:func:`course_lib.labkit.spare_state`; or until the spare is overdue,
+  ``SPARE_MARGIN`` x the job's own measured agent start-up: under load the rendezvous can re-open a
+  round while a spare joins, and then it never waits in the redundancy list); the job logs ``inject`` and the
   lab kills the node (agent, workers, memory) at once. A loss beyond the spares gets a replacement
   node ``replace_delay_s`` after the job noticed it (an agent's ``agent_noticed``).
 

@@ -20,7 +20,8 @@ node that runs global rank ``rank``:
 
 After a node is lost the job needs ``nodes`` nodes again: for each of the first ``spares`` losses
 a spare is already waiting in the rendezvous (the loss waits for it: every rank holds before the
-failure's step until the spare's agent has joined the rendezvous's redundancy list) and takes the
+failure's step until the spare's agent has joined the rendezvous's redundancy list, or is overdue:
+:func:`course_lib.labkit.spare_state`) and takes the
 lost node's place; for a loss beyond them, the lab (standing in for the scheduler) provisions a new
 node ``replace_delay_s`` after the job noticed the loss (a fresh namespace and a fresh torchrun
 agent, which has to start up before it can join).

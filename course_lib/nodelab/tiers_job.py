@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     gen = int(os.environ.get("TIERS_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
     node = os.environ.get("TIERS_NODE", "node")
-    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, waiting_nodes
+    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, spare_state
 
     die_with_parent()
     log = EventLog(cfg["events"], rank=rank, gen=gen, node=node)
@@ -135,8 +135,9 @@ def main(argv=None) -> int:
                 ckpt.wait()  # every rank's newest snapshot is replicated: the copies that exist are known
                 if mine.get("wait_for_spare"):  # no collective is pending while every rank waits
                     log("spare_awaited", step=step)
-                    while not waiting_nodes(read_events(cfg["events"])):
+                    while (state := spare_state(read_events(cfg["events"]), time.time())) is None:
                         time.sleep(0.05)
+                    log("spare_ready", step=step, state=state)
                 dist.barrier()
                 if node == mine["nodes"][0]:
                     log("inject", kind=mine["kind"], failure=index, step=step, progress=step - 1, nodes=mine["nodes"])
