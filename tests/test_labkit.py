@@ -107,8 +107,16 @@ def test_wait_for_fails_at_once_when_the_processes_that_could_log_it_are_gone(tm
 
 # ----- the clean-up contract -----
 _SPAWNER = ("import subprocess, sys, time\n"
-            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
-            "print('started', flush=True); time.sleep(600)\n")
+            "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
+            "print(c.pid, flush=True); time.sleep(600)\n")
+
+
+def _gone(pid) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
 
 
 @pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
@@ -118,12 +126,13 @@ def test_clean_up_runs_when_the_lab_raises(tmp_path, exc):
     with pytest.raises(exc):
         with Lab(tmp_path, timeout_s=60) as lab:
             p = lab.start("spawner", [sys.executable, "-c", _SPAWNER], pipe=True)
-            assert p.stdout.readline().strip() == "started"
+            grandchild = int(p.stdout.readline())
             scratch = lab.temporary_path("scratch")
             scratch.mkdir()
             token = lab.token
-            assert len(pids_with_token(token)) == 2  # the spawner and its grandchild
+            assert not _gone(p.pid) and not _gone(grandchild)
             raise exc("boom")
+    assert _gone(p.pid) and _gone(grandchild)  # the grandchild was in a session of its own: found by the token
     assert pids_with_token(token) == set() and not scratch.exists()
     assert leftovers() == {"processes": [], "ports": [], "paths": []}
 

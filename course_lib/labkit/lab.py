@@ -188,10 +188,12 @@ class Lab:
         """SIGKILL every process of the run: those started here (their groups) and every descendant."""
         for proc in self.procs.values():
             kill_group(proc.pid)
-        for _ in range(5):  # a launcher may start a worker between one scan and the kill
+        quiet = 0
+        for _ in range(20):  # a launcher may start a worker between one scan and the kill
             found = pids_with_token(self.token) - {os.getpid()}
             self.pids |= found
-            if not found:
+            quiet = 0 if found else quiet + 1
+            if quiet == 2:  # two scans in a row found nothing
                 break
             for pid in found:
                 kill_group(pid)
