@@ -115,6 +115,9 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
         else:
             target.add_argument(*names, dest=name, type=_type_for(name), default=None, metavar=name.upper(), help=note)
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    from .incidents.cli import add_log_arguments  # --log FILE: a fault log measured (notebook 13)
+
+    add_log_arguments(p)
     return p
 
 
@@ -171,17 +174,23 @@ def main(argv=None) -> int:
 
     with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
         warnings.simplefilter("always")
-        try:
-            result = answer(scenario_from_args(ns))
-            out = result.to_json() if ns.json else result.table() + "\n\n" + result.text
-        except ValueError as exc:
-            print(f"{prog}: error: {_flag_message(exc)}", file=sys.stderr)
-            return 2
-    print(out)
+        if getattr(ns, "log", None) is not None:  # a fault log: course_lib.incidents.cli (notebook 13)
+            from .incidents.cli import run_log
+
+            code = run_log(ns, prog, scenario_from_args)
+        else:
+            try:
+                result = answer(scenario_from_args(ns))
+                out = result.to_json() if ns.json else result.table() + "\n\n" + result.text
+            except ValueError as exc:
+                print(f"{prog}: error: {_flag_message(exc)}", file=sys.stderr)
+                return 2
+            print(out)
+            code = 0
     if caught:
         print(f"{prog}: note: an input is extreme enough that some numbers sit at their limits (0 % or 100 % of the day).",
               file=sys.stderr)
-    return 0
+    return code
 
 
 def cli() -> int:

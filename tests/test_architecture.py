@@ -23,10 +23,10 @@ WINGS = {
     "input": {"scenario", "data", "units", "prose", "_validate"},
     "model": {"failures", "interval", "step", "sizing", "restart", "levers", "floor", "modes", "replicas", "uncertainty",
               "projection", "simulate", "spares"},
-    "faces": {"answer", "drill", "ledger", "__main__", "plots", "widgets", "notebook"},
+    "faces": {"answer", "drill", "ledger", "__main__", "plots", "widgets", "notebook", "incidents"},
     "grader": {"check"},
     "checkpoint": {"checkpoint"},
-    "labs": {"faultlab", "ftlab", "nodelab", "checkpoint.tierlab", "checkpoint.tiers_job", "checkpoint.dist_worker"},
+    "labs": {"labkit", "faultlab", "ftlab", "nodelab", "checkpoint.dist_worker"},
 }
 #: Which wings a wing may import from (itself included).
 ALLOWED = {

@@ -106,8 +106,14 @@ def test_every_input_has_its_flag():
     from course_lib.__main__ import build_parser, flag
     from course_lib.scenario import PARAMETERS
 
+    import argparse
+
+    from course_lib.incidents.cli import add_log_arguments
+
+    log = argparse.ArgumentParser()
+    add_log_arguments(log)  # --log FILE and its options (notebook 13): a fault log, not a Scenario input
     parser = build_parser()
-    dests = {a.dest for a in parser._actions} - {"help", "json"}
+    dests = {a.dest for a in parser._actions} - {"help", "json"} - {a.dest for a in log._actions}
     assert dests == set(PARAMETERS)  # one vocabulary: the Scenario's names are the flags
     for name in PARAMETERS:
         assert flag(name) in parser._option_string_actions

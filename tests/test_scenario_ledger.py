@@ -150,7 +150,13 @@ def test_one_vocabulary_for_papermill_the_cli_and_the_dashboard():
     from course_lib.scenario import PARAMETERS, parameters_block
     from course_lib.widgets.floor import SLIDERS
 
-    cli = {a.dest for a in build_parser()._actions} - {"help", "json"}
+    import argparse
+
+    from course_lib.incidents.cli import add_log_arguments
+
+    log = argparse.ArgumentParser()
+    add_log_arguments(log)  # --log FILE and its options: a fault log to measure, not a Scenario input
+    cli = {a.dest for a in build_parser()._actions} - {"help", "json"} - {a.dest for a in log._actions}
     cell = {line.split(" = ")[0] for line in parameters_block().splitlines() if " = None" in line}
     assert cli == set(PARAMETERS) == cell
     assert set(SLIDERS) <= set(PARAMETERS)

@@ -223,8 +223,9 @@ print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day and an interval of {f.inte
 #
 # ### A day is not the mean
 #
-# The floor is a mean over days. Failures are random, so one day's count is Poisson with mean $\lambda$,
-# and that day pays $D + R$ per failure it actually had. **Predict:** with about two failures a day, how
+# The floor is a mean over days. Failures are random, so one day's count is Poisson with mean $\lambda$
+# (if failures are independent: [notebook 13](13-your-incident-log.ipynb) finds bursts in a real log, which make bad days more
+# common), and that day pays $D + R$ per failure it actually had. **Predict:** with about two failures a day, how
 # often does a day have four or more?
 
 # %%
@@ -286,9 +287,10 @@ print("simulated minutes per day of useful work: " + ", ".join(
 #   (512+ GPUs) that failed on one research cluster from 14 % to 4 %: a job-level share, not a per-GPU rate. Read as a
 #   rate factor ($\ln(1-p_{after})/\ln(1-p_{before})$ for Poisson failures over the same job lengths) it would remove
 #   more failures than there are faulty-GPU and HBM3 failures to remove, and lemon nodes fail through exactly those. So
-#   the course bounds it by what it can remove: at most the bound below. Its factor is one input of the scenario,
-#   `lemon_factor`: a fault log that measures what removing the worst nodes does ([notebook 13](13-your-incident-log.ipynb)
-#   where it exists) replaces the bound with one line.
+#   the course bounds it by what it can remove: at most the bound below. Carried to another fleet even the bound is an
+#   illustration: it depends on how many lemons that fleet has, and one that already screens its nodes may gain little
+#   (a factor near 1). Its factor is one input of the scenario, `lemon_factor`: [notebook 13](13-your-incident-log.ipynb)
+#   measures it out of sample on a real fault trace, and a measured factor replaces the bound with one line.
 # - **no faulty GPUs and no HBM3 failures (a bound)**: the top causes of Llama 3's Table 5 (arXiv:2407.21783 [@llama3];
 #   shares computed from the raw counts, [notebook 01](01-per-gpu-failure-rate.ipynb)'s erratum). This is not a lever anyone can pull: it
 #   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware and burn-in buy.
