@@ -291,6 +291,29 @@ class Answer:
         return prose.added([st.detect, st.reschedule, st.reload, st.rewind], st.total)
 
     @property
+    def lemon_words(self) -> str:
+        """What lemon-node removal buys, in words: the lever's factor (clamped at 1 where it bought nothing) and the bound.
+
+        The one phrasing of the lever (the 2-minute answer, the answer sheet, the drill, notebook 08); empty
+        when the answer has no rate levers.
+        """
+        fewer = {lever.name: (lever, g) for lever, g in self.fewer}
+        if "lemon-node removal" not in fewer:
+            return ""
+        lever, g = fewer["lemon-node removal"]
+        bound = fewer.get("no faulty GPU / HBM3")
+        cap = (f"; no removal can buy more than every faulty-GPU and HBM3 failure, x {bound[0].factor:.2f}: "
+               f"{bound[1].floor_minutes_per_day:.2f} min a day") if bound else ""
+        if "lemon_factor" in self.scenario.given:
+            return f"lemon-node removal at the factor given, x {lever.factor:.2f}: {g.floor_minutes_per_day:.2f} min a day" + cap
+        m = lv.measured_lemon_removal()
+        if not m.gained:
+            return (f"lemon-node removal bought nothing out of sample on a real fleet: x {m.factor:.2f} on the InfiniteHBD "
+                    f"trace, against x {m.in_sample:.2f} in sample, so x {lever.factor:.2f} here" + cap)
+        return (f"lemon-node removal, measured out of sample on the InfiniteHBD trace, x {lever.factor:.2f}: "
+                f"{g.floor_minutes_per_day:.2f} min a day" + cap)
+
+    @property
     def text(self) -> str:
         """The 2-minute answer, one paragraph generated from the numbers (the one source of every printed answer)."""
         s, b, f = self.scenario, self.baseline, self.after
@@ -318,8 +341,6 @@ class Answer:
         split, _ = self.stage_texts
         lam_t, x_t, restart_t = prose.times(self.failures_per_day, st.total, b.restart_minutes_per_day, digits=(2, 1, 1))
         (r_t, w_t), total_t = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
-        lemon = next((g for lever, g in self.fewer if lever.name == "lemon-node removal"), None)
-        lemon_factor = s.lemon_factor
         spare = (" " + self.spare.sentence) if self.spare is not None else ""
         return (
             lead + f" First I would measure each stage from the logs (failure, detected, torn down, rendezvous complete, first "
@@ -337,8 +358,7 @@ class Answer:
             f"The floor is {' + '.join(t.symbol for t in terms)} = {term_text} min a day "
             f"({f.floor_fraction:.3%}): detection, restart and reload of every failure, half a {60 * s.step_min:.3g} s step, and "
             f"the silent corruptions' latency with the rewind to the {s.checkpoint_interval_min:g}-minute persisted checkpoint "
-            "(a checkpoint setting). It moves with fewer failures"
-            + (f" (lemon-node removal, at most x {lemon_factor:.2f}: {lemon.floor_minutes_per_day:.2f} min a day)" if lemon is not None else "")
+            "(a checkpoint setting). It moves with fewer failures" + (f" ({self.lemon_words})" if self.lemon_words else "")
             + f", a shorter restart (in-process restart skips the scheduler, container and CUDA start-up), faster SDC "
             f"detection, or stopping fewer GPUs per failure (per-step fault tolerance across {self.ft_groups} replica groups: "
             f"{self.ft_floor_minutes_per_day:.2f} min a day). Below about 1 % of the day the next engineering minute goes to "

@@ -169,6 +169,10 @@ def _pct(fraction: float, digits: int = 2) -> str:
     return format(fraction, f".{digits}%")
 
 
+#: The window of the repeat-fault share the same-node follow-up quotes (a week, as notebook 13 measures it).
+REPEAT_WINDOW_DAYS = 7.0
+
+
 def _cite(*sources: str) -> str:
     """The citation (' [@key1; @key2]' form) of the keys found in sources' text (data/ rows' ``source`` column), each once; '' if none."""
     keys = []
@@ -369,7 +373,7 @@ def _floor(c: _Context):
     per_mode = fl.per_mode(f)
     top = max(per_mode, key=per_mode.get)
     cheap = c.other(snapshot_cost_min=s.snapshot_cost_min / CHEAPER_SNAPSHOT_FACTOR)
-    lever, g = next((x for x in a.fewer if x[0].name == "lemon-node removal"), a.fewer[0])
+    lemon = next((x for x, _ in a.fewer if x.name == "lemon-node removal"), None)
     terms = a.floor_terms
     line = prose.sum_line([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
     rng = f" Over the inputs' ranges it is {a.spread.floor.text()}; the {a.spread.dominant} dominates." if a.spread else ""
@@ -384,8 +388,7 @@ def _floor(c: _Context):
            f"{s.checkpoint_interval_min / 2:g} min would take {halved:.2f} min a day off it). By mode: " + ", ".join(f"{k} {v:.2f}" for k, v in per_mode.items())
            + f" min a day; the {top} costs most.{rng} A cheaper snapshot changes only the rewind and the writes: "
            f"{CHEAPER_SNAPSHOT_FACTOR:g} x cheaper leaves the floor at {cheap.after.floor_minutes_per_day:.2f} min a day. What "
-           f"moves it: fewer failures ({lever.name}{_cite(lever.source)}, rate x {lever.factor:.2f}: "
-           f"{g.floor_minutes_per_day:.2f} min a day), a smaller D + R (bounded below by the hang timeout and the restart's "
+           f"moves it: fewer failures ({a.lemon_words}{_cite(lemon.source) if lemon else ''}), a smaller D + R (bounded below by the hang timeout and the restart's "
            "start-up), faster SDC detection, or stopping fewer GPUs per failure.")
     return q, ans
 
@@ -539,6 +542,10 @@ def _same_node(c: _Context):
     q = "Your job restarts onto the same node that failed. What happens, and how do you stop it?"
     a = c.a
     hw_day = a.failures_per_day * hw
+    from .incidents import trace_repeat_fault_share  # measured on the InfiniteHBD trace (notebook 13)
+
+    rep = trace_repeat_fault_share(within_days=REPEAT_WINDOW_DAYS)
+    trace_src = sourced("infinitehbd_fleet.csv", "key")["servers"].source
     ans = (f"If the fault is the node's hardware ({hw:.0%} of Table 5's interruptions{_cite(_llama3_source())} are GPU and host "
            f"components that stay broken: {hw_day:.2f} of this fleet's {a.failures_per_day:.2f} failures a day), the restart fails "
            "again, and again: a crash loop. Kokolis et al. report a "
@@ -548,7 +555,12 @@ def _same_node(c: _Context):
            "(DCGM diagnostics on the node's GPUs and a short NCCL all-reduce across the new ranks), which adds seconds to each "
            f"restart and removes the loop; and a restart-loop guard that stops after {cap:.0f} restarts without progress "
            f"(NVRx's max_no_progress_restarts{_cite(rr['nvrx_max_no_progress_restarts'].source)}) and pages a person: at most "
-           f"{cap * per:.0f} min instead of hours. The fault-injection lab's guard does the same.")
+           f"{cap * per:.0f} min instead of hours. The fault-injection lab's guard does the same. A real fleet shows why the "
+           f"node that just failed is the one to distrust: on the InfiniteHBD trace{_cite(trace_src)} {rep.share:.1%} of the job "
+           f"interruptions (exact interval {rep.low:.0%}-{rep.high:.0%}) struck a server that had one within the "
+           f"{rep.within_days:g} days before, against {rep.poisson_share:.1%} if the servers were identical: "
+           f"{a.failures_per_day * rep.share:.2f} of this fleet's {a.failures_per_day:.2f} failures a day, if it behaves alike. "
+           "So cordon a node after its fault and let it back only once a burn-in passes, rather than restarting onto it.")
     return q, ans
 
 

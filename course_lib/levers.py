@@ -27,11 +27,16 @@ net saving and left out (its break-even reschedule: :func:`course_lib.floor.spar
 
 Fewer failures: :class:`RateLever` multiplies the rate. :func:`rate_levers` gives the two the course
 can bound: lemon-node removal (its factor is the Scenario's ``lemon_factor``, one place, so a factor
-measured on a fault log replaces the course's bound with one line) and the bound itself, no
-faulty-GPU and no HBM3 failures (Llama 3's Table 5 from the raw counts). Lemon nodes are drawn from
-that population, so no lemon factor can go below the bound: Kokolis et al.'s large-job failure share,
-14 % -> 4 % on one cluster, read as a rate would be x 0.27, more than removing every faulty GPU and
-every HBM3 failure could give (x 0.47), and :func:`lemon_node_factor` caps it there.
+measured on your own fault log replaces the course's with one line) and the bound itself, no
+faulty-GPU and no HBM3 failures (Llama 3's Table 5 from the raw counts). The course's lemon factor is
+*measured*, out of sample, on a real fleet (:func:`measured_lemon_removal`: the InfiniteHBD trace,
+notebook 13): removing the 16 servers with 4+ interruptions in the first half does not lower the
+second half's rate (x 1.02; x 0.63 in sample, where the faults that chose the lemons count as the
+gain). A factor above 1 means removal bought nothing, so the lever's factor is clamped at 1
+(:func:`clamp_lemon_factor`) and every place that speaks the lever says so. Lemon nodes are drawn from
+the faulty-GPU and HBM3 population, so no removal can buy more than the bound (x 0.47): Kokolis et
+al.'s large-job failure share, 14 % -> 4 % on one cluster, read as a rate would be x 0.27, more than
+removing every faulty GPU and every HBM3 failure could give.
 """
 from __future__ import annotations
 
@@ -51,7 +56,8 @@ from .scenario import Scenario
 __all__ = ["Lever", "heartbeat_detection", "hot_spare_restart", "reload_from_memory", "checkpoint_at_optimum",
            "in_memory_checkpoint", "default_levers", "idle_share", "all_levers_day", "apply_levers", "order_by_saving",
            "WaterfallStep", "waterfall", "table5_share", "rate_without_causes", "kokolis_lemon_rate_factor",
-           "lemon_node_factor", "TOP_TABLE5_CAUSES", "RateLever", "rate_levers", "fewer_failures"]
+           "lemon_node_factor", "MeasuredLemonRemoval", "measured_lemon_removal", "clamp_lemon_factor", "lemon_bound",
+           "TOP_TABLE5_CAUSES", "RateLever", "rate_levers", "fewer_failures"]
 
 
 # --------------------------------------------------------------------------------------
@@ -317,14 +323,70 @@ def kokolis_lemon_rate_factor(data_dir=None) -> float:
     return math.log1p(-after) / math.log1p(-before)
 
 
-def lemon_node_factor(data_dir=None) -> float:
-    """The course's lemon-node factor: Kokolis et al.'s reading, bounded by what removing lemons can remove.
+@dataclass(frozen=True)
+class MeasuredLemonRemoval:
+    """Lemon-node removal measured out of sample on a real fleet (data/floor_inputs.csv, ``infinitehbd_lemon_*``).
 
-    Lemon nodes fail through their bad GPUs and HBM, so removing them removes at most every faulty-GPU
-    and HBM3 failure: the factor is at least ``1 - share`` of those causes (x 0.47). The course's
-    default (``Scenario.lemon_factor``) until a fault log measures it.
+    factor (with its 95 % interval factor_low, factor_high): the second half's interruption rate of
+    the servers kept over the whole fleet's, once the servers with ``threshold`` or more interruptions
+    in the first half are removed (``nodes_removed``, ``capacity_removed`` of the fleet);
+    in_sample: the same threshold chosen and judged on the whole log. Computed by
+    :func:`course_lib.incidents.trace_lemon_removal` (notebook 13); tests/test_incidents_trace.py
+    recomputes every row from the trace.
     """
-    return max(kokolis_lemon_rate_factor(data_dir), 1.0 - table5_share(TOP_TABLE5_CAUSES, data_dir))
+
+    factor: float
+    factor_low: float
+    factor_high: float
+    in_sample: float
+    threshold: int
+    nodes_removed: int
+    capacity_removed: float
+    source: str
+
+    @property
+    def lever_factor(self) -> float:
+        """The factor the lever uses: the measured one, clamped at 1 (above 1, removal bought nothing)."""
+        return min(self.factor, 1.0)
+
+    @property
+    def gained(self) -> bool:
+        """Whether removal lowered the rate at all out of sample (the point value below 1)."""
+        return self.factor < 1.0
+
+
+def measured_lemon_removal(data_dir=None) -> MeasuredLemonRemoval:
+    """The course's measurement of lemon-node removal on the InfiniteHBD trace (notebooks 08, 13)."""
+    from .data import sourced
+
+    f = sourced("floor_inputs.csv", "key", data_dir)
+    v = lambda k: f[f"infinitehbd_lemon_{k}"].value  # noqa: E731
+    return MeasuredLemonRemoval(check_positive("infinitehbd_lemon_factor", v("factor")), v("factor_low"), v("factor_high"),
+                                v("factor_in_sample"), int(v("threshold")), int(v("nodes_removed")),
+                                check_open_unit("infinitehbd_lemon_capacity_removed", v("capacity_removed") / 100.0),
+                                f["infinitehbd_lemon_factor"].source)
+
+
+def lemon_bound(data_dir=None) -> float:
+    """The most any lemon removal can buy: the rate without every faulty-GPU and HBM3 failure, ``1 - share`` (x 0.47)."""
+    return 1.0 - table5_share(TOP_TABLE5_CAUSES, data_dir)
+
+
+def clamp_lemon_factor(factor: float, bound: float = 0.0) -> float:
+    """A measured lemon factor as the lever's factor: at most 1 (above 1, removal bought nothing), at least ``bound``."""
+    f = check_positive("factor", factor)
+    return min(max(f, bound), 1.0)
+
+
+def lemon_node_factor(data_dir=None) -> float:
+    """The course's lemon-node factor (``Scenario.lemon_factor``'s default): measured out of sample, clamped.
+
+    The InfiniteHBD trace's factor (:func:`measured_lemon_removal`, x 1.02) clamped at 1, since a factor
+    above 1 means removal bought nothing, and never below :func:`lemon_bound` (x 0.47), what removing
+    every faulty-GPU and HBM3 failure would give. Your own fault log's factor replaces it with one line
+    (``Scenario.replace(lemon_factor=...)``).
+    """
+    return clamp_lemon_factor(measured_lemon_removal(data_dir).factor, lemon_bound(data_dir))
 
 
 def fewer_failures(budget: RestartBudget, factor) -> RestartBudget:
@@ -377,13 +439,21 @@ def rate_levers(scenario: Scenario | None = None, data_dir=None) -> list[RateLev
     bound = 1.0 - share
     if "lemon_factor" in s.given:
         lemon_text = f"the factor given for this fleet (a fault log's, or yours), rate x {s.lemon_factor:.2f}"
+        lemon_source = "the scenario's lemon_factor"
     else:
-        lemon_text = (f"one research cluster's large jobs that fail, {f['lemon_job_failure_before'].value:g} % -> "
-                      f"{f['lemon_job_failure_after'].value:g} %, read as a rate would be x {kok:.2f}; lemon nodes fail "
-                      f"through their bad GPUs and HBM, so removing them can remove at most those causes: x {s.lemon_factor:.2f} "
-                      "(the course's bound until a fault log measures it)")
+        m = measured_lemon_removal(data_dir)
+        lemon_text = (f"measured out of sample on a real fleet (the InfiniteHBD trace, notebook 13): removing the "
+                      f"{m.nodes_removed} servers with {m.threshold}+ interruptions in the first half "
+                      f"({m.capacity_removed:.0%} of the capacity) changed the second half's rate by x {m.factor:.2f} "
+                      f"(95 % interval {m.factor_low:.2f}-{m.factor_high:.2f}; in sample it looks like x {m.in_sample:.2f}), "
+                      + ("so removal bought nothing and the lever's factor is clamped at x 1.00" if not m.gained
+                         else f"so the lever's factor is x {s.lemon_factor:.2f}")
+                      + f"; no removal can buy more than every faulty-GPU and HBM3 failure, x {bound:.2f} (one research "
+                      f"cluster's large jobs that fail, {f['lemon_job_failure_before'].value:g} % -> "
+                      f"{f['lemon_job_failure_after'].value:g} %, read as a rate would be x {kok:.2f}, beyond that bound)")
+        lemon_source = m.source
     return [
-        RateLever("lemon-node removal", s.lemon_factor, lemon_text, f["lemon_job_failure_before"].source),
+        RateLever("lemon-node removal", s.lemon_factor, lemon_text, lemon_source),
         RateLever("no faulty GPU / HBM3", bound,
                   f"a bound, not a lever: if {' and '.join(TOP_TABLE5_CAUSES)} never failed ({share:.1%} of Table 5's "
                   f"interruptions), rate x {bound:.2f}", llama3_table5(data_dir).meta["source"]),

@@ -104,7 +104,7 @@ def _defaults_cached(data_dir) -> dict:
         # per-step fault tolerance
         "stall_min": scaled["ftlab_survivor_stall"],
         "rejoin_min": scaled["ftlab_rejoin"],
-        # the rate lever (its bound, course_lib.levers)
+        # the rate lever (measured on the InfiniteHBD trace and clamped, course_lib.levers)
         "lemon_factor": _lemon_default(data_dir),
     }
 
@@ -167,7 +167,8 @@ def _bool(name, value):
 def _factor(name, value):
     x = check_positive(name, value)
     if x > 1:
-        raise ValueError(f"{name} must be a finite number in (0, 1] (got {value!r})")
+        raise ValueError(f"{name} must be a finite number in (0, 1] (got {value!r}): a measured factor above 1 means "
+                         "removal did not lower the rate, so give 1 (no gain)")
     return x
 
 
@@ -313,9 +314,10 @@ class Scenario(Validated):
             the crash's detection and the reload from memory it contains.
         snapshot_gb_per_s, restore_gb_per_s: GPU -> pinned host and back.
         snapshot_cost_min, reload_after_min: None: the shard over those bandwidths.
-        lemon_factor: the failure rate after removing lemon nodes, as a factor; None: the course's
-            bound (:func:`course_lib.levers.lemon_node_factor`). A measured factor from a fault log
-            replaces it here.
+        lemon_factor: the failure rate after removing lemon nodes, as a factor in (0, 1]; None: the
+            course's, measured out of sample on the InfiniteHBD trace and clamped at 1 (removal bought
+            nothing there; :func:`course_lib.levers.lemon_node_factor`). A factor measured on your own
+            fault log replaces it here (above 1 give 1: removal that did not lower the rate buys nothing).
     modes: :class:`ModeInputs`; replicas: :class:`ReplicaInputs`.
     """
 
@@ -616,7 +618,7 @@ PARAMETER_NOTES = {
     "restore_gb_per_s": "GB/s of the pinned host -> GPU reload (measured)",
     "snapshot_cost_min": "blocking minutes of the in-memory snapshot (None: the shard at that speed)",
     "reload_after_min": "minutes to reload from host memory (None: the shard at that speed)",
-    "lemon_factor": "failure rate after lemon-node removal, a factor (None: the course's bound)",
+    "lemon_factor": "failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)",
     "shares": "crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...",
     "hang_share": "... " + ALTERNATIVE_FORMS["hang_share"],
     "launcher_poll_min": "the launcher's monitor interval, crash detection (torchrun 0.1 s)",

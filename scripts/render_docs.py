@@ -99,7 +99,8 @@ def sheet() -> str:
         for lever, saving in ans.left_out
     )
     fewer = "\n".join(
-        f"   - {lever.name}: failure rate x {lever.factor:.2f} -> floor {g.floor_minutes_per_day:.2f} min/day ({g.floor_fraction:.3%})"
+        f"   - {lever.name}: failure rate x {lever.factor:.2f} -> floor {g.floor_minutes_per_day:.2f} min/day ({g.floor_fraction:.3%}); "
+        f"{lever.description}"
         for lever, g in ans.fewer
     )
     breaks = "\n".join(f"   - {name}: 90 % ETTR breaks at {_fmt_gpus(x)}" for name, x in n["breaks"].items())

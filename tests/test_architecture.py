@@ -30,7 +30,7 @@ WINGS = {
 }
 #: Which wings a wing may import from (itself included).
 ALLOWED = {
-    "input": {"input", "model"},  # the Scenario's sourced lemon bound is computed by levers (a lazy import at first use)
+    "input": {"input", "model"},  # the Scenario's sourced lemon factor is computed by levers (a lazy import at first use)
     "model": {"input", "model"},
     "faces": {"input", "model", "faces", "checkpoint", "labs"},
     "grader": {"input", "model", "faces", "grader", "checkpoint", "labs"},

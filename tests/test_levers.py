@@ -113,19 +113,30 @@ def test_the_stage_levers_commute_without_writes():
     assert len(ends) == 1
 
 
-def test_lemon_lever_is_bounded_by_what_it_can_remove():
+def test_lemon_lever_is_measured_clamped_at_one_and_bounded_by_what_it_can_remove():
     s = Scenario()
     kok = lv.kokolis_lemon_rate_factor()
     bound = 1 - lv.table5_share(lv.TOP_TABLE5_CAUSES)
+    assert lv.lemon_bound() == pytest.approx(bound)
     assert kok == pytest.approx(math.log(1 - 0.04) / math.log(1 - 0.14))
     assert kok < bound  # the cluster's reading would remove more than every faulty GPU and HBM3 failure
-    assert lv.lemon_node_factor() == pytest.approx(bound) == s.lemon_factor
+    measured = lv.measured_lemon_removal().factor
+    assert lv.lemon_node_factor() == min(max(measured, bound), 1.0) == s.lemon_factor
     levers = {x.name: x for x in lv.rate_levers(s)}
-    assert levers["lemon-node removal"].factor == pytest.approx(bound)
-    measured = Scenario().replace(lemon_factor=0.8)  # one line wires a fault log's factor in
-    assert {x.name: x for x in lv.rate_levers(measured)}["lemon-node removal"].factor == 0.8
+    assert levers["lemon-node removal"].factor == s.lemon_factor
+    assert bound <= levers["lemon-node removal"].factor <= 1.0
+    from course_lib.answer import answer
+
+    yours = Scenario().replace(lemon_factor=0.8)  # one line wires a fault log's factor in
+    lever = {x.name: x for x in lv.rate_levers(yours)}["lemon-node removal"]
+    assert lever.factor == 0.8 and "given" in lever.description
+    assert "factor given, x 0.80" in answer(yours, spread_draws=0).text
     with pytest.raises(ValueError, match="lemon_factor"):
         Scenario().replace(lemon_factor=1.5)
+    for f, b, want in ((1.02, bound, 1.0), (0.9, bound, 0.9), (0.27, bound, bound), (1.0, 0.0, 1.0)):
+        assert lv.clamp_lemon_factor(f, b) == pytest.approx(want)
+    with pytest.raises(ValueError, match="factor"):
+        lv.clamp_lemon_factor(0.0)
 
 
 def test_table5_shares_come_from_the_counts():

@@ -224,11 +224,12 @@ class LogAnswer:
             R(f"{tag}_failures_per_day", "  interruptions per day", ans.failures_per_day, "per day", ".3g")
             R(f"{tag}_baseline_pct", "  baseline loss, restarts + writes", 100 * ans.baseline.fraction_of_day, "% of the day", ".2f")
             R(f"{tag}_after_levers_pct", "  loss after the levers", 100 * ans.after.fraction_of_day, "% of the day", ".3f")
-            R(f"{tag}_floor_pct", "  floor lambda (D + R)", 100 * ans.after.floor_fraction, "% of the day", ".3f")
+            R(f"{tag}_floor_pct", "  floor (its named terms, notebook 08)", 100 * ans.after.floor_fraction, "% of the day", ".3f")
         R("job_floor_low_pct", "  floor at the rate's interval, low", 100 * self.job_low.after.floor_fraction, "% of the day", ".3f")
         R("job_floor_high_pct", "  floor at the rate's interval, high", 100 * self.job_high.after.floor_fraction, "% of the day", ".3f")
         if self.lemon_after is not None:
-            R("job_floor_lemon_pct", "  floor with the measured lemon removal", 100 * self.lemon_after.floor_fraction, "% of the day", ".3f")
+            R("job_floor_lemon_pct", "  floor with the measured lemon removal (its factor clamped at 1)",
+              100 * self.lemon_after.floor_fraction, "% of the day", ".3f")
         if self.log_modes_answer is not None:
             R("job_floor_log_modes_pct", "  floor with the log's mode shares (the course's mapping)",
               100 * self.log_modes_answer.after.floor_fraction, "% of the day", ".3f")
@@ -265,7 +266,8 @@ class LogAnswer:
             lm = a.lemon
             parts.append(f"Yet removing the {lm.n_removed} nodes with {lm.threshold} or more in the first half "
                          f"({lm.capacity_removed:.1%} of the capacity) changes the second half's rate by x {lm.factor:.2f} "
-                         f"(interval {lm.factor_low:.2f} to {lm.factor_high:.2f}): out of sample, past lemons are not the future's.")
+                         f"(interval {lm.factor_low:.2f} to {lm.factor_high:.2f}): out of sample, past lemons are not the future's"
+                         + (", so the lemon lever is clamped at x 1.00: removal buys nothing here." if lm.factor >= 1 else "."))
         if a.bursts is not None:
             parts.append(f"Faults are not independent: the inter-arrival CV is {a.bursts.gap_cv:.2f} (Poisson 1) and "
                          f"{a.bursts.coincident_share:.0%} come within {a.bursts.window_min:g} min of one on another node "
@@ -308,12 +310,10 @@ def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = Non
     low = mk(job, a.rate.low) if a.rate.low > 0 else job_ans
     high = mk(job, a.rate.high)
     lemon_after = None
-    if a.lemon is not None and 0 < a.lemon.factor <= 1:
-        lever = lv.RateLever("lemon-node removal, measured", a.lemon.factor,
+    if a.lemon is not None:  # a factor above 1 (removal did not lower the rate out of sample) is clamped at 1: no gain
+        lever = lv.RateLever("lemon-node removal, measured", lv.clamp_lemon_factor(a.lemon.factor),
                              f"nodes with {a.lemon.threshold}+ interruptions in the log's first half removed", a.log.source)
         lemon_after = lever(job_ans.after)
-    elif a.lemon is not None:
-        lemon_after = job_ans.after  # removal did not lower the rate out of sample: the floor stays
     log_modes = None
     if a.mode_shares is not None:
         log_modes = answer(scenario_for_log(a.rate.rate_per_gpu_day, job, base, a.stages_min).replace(

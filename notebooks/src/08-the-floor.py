@@ -282,18 +282,23 @@ print("simulated minutes per day of useful work: " + ", ".join(
 # No checkpoint lever moves $\lambda(D+R)$. It has two factors. $D + R$ is a few minutes after the levers, most of it
 # the rescheduling, and it is bounded below: a hang is seen only at a timeout, a new process pays its start-up.
 # $\lambda$ is untouched by anything in notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb). Two ways to see how far fewer failures could
-# shrink it, neither a measured lever for this fleet:
-# - **lemon-node removal**: Kokolis et al. (HPCA 2025 [@kokolis2025], `data/floor_inputs.csv`) cut the share of large jobs
-#   (512+ GPUs) that failed on one research cluster from 14 % to 4 %: a job-level share, not a per-GPU rate. Read as a
-#   rate factor ($\ln(1-p_{after})/\ln(1-p_{before})$ for Poisson failures over the same job lengths) it would remove
-#   more failures than there are faulty-GPU and HBM3 failures to remove, and lemon nodes fail through exactly those. So
-#   the course bounds it by what it can remove: at most the bound below. Carried to another fleet even the bound is an
-#   illustration: it depends on how many lemons that fleet has, and one that already screens its nodes may gain little
-#   (a factor near 1). Its factor is one input of the scenario, `lemon_factor`: [notebook 13](13-your-incident-log.ipynb)
-#   measures it out of sample on a real fault trace, and a measured factor replaces the bound with one line.
+# shrink it, one measured on a real fleet and one a bound:
+# - **lemon-node removal, measured**: take the nodes that fail most out of the fleet. Measured the only honest way, out of
+#   sample, on a real fault log (the InfiniteHBD trace, stepfun-ai [@infinitehbd-trace]: 400 servers over 348 days;
+#   [notebook 13](13-your-incident-log.ipynb) derives it): the lemons are chosen on the log's first half and the removal is
+#   judged on its second half. The servers that failed most in the first half do not fail more than the rest in the second:
+#   the factor comes out above 1, while in sample (chosen and judged on the same faults) the same removal looks like a large
+#   gain. A factor above 1 means removal bought nothing, so the course's lever is clamped at 1, and says so. Kokolis et al.
+#   (HPCA 2025 [@kokolis2025], `data/floor_inputs.csv`) cut the share of large jobs (512+ GPUs) that failed on one research
+#   cluster from 14 % to 4 %: a job-level share, not a per-GPU rate. Read as a rate factor
+#   ($\ln(1-p_{after})/\ln(1-p_{before})$ for Poisson failures over the same job lengths) it would remove more failures than
+#   there are faulty-GPU and HBM3 failures to remove, and lemon nodes fail through exactly those. So whatever a fleet
+#   measures, no removal can buy more than the bound below. The factor is one input of the scenario, `lemon_factor`: a
+#   factor measured on your own fault log replaces the trace's with one line.
 # - **no faulty GPUs and no HBM3 failures (a bound)**: the top causes of Llama 3's Table 5 (arXiv:2407.21783 [@llama3];
 #   shares computed from the raw counts, [notebook 01](01-per-gpu-failure-rate.ipynb)'s erratum). This is not a lever anyone can pull: it
-#   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware and burn-in buy.
+#   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware, burn-in and
+#   any lemon removal buy.
 #
 # They are alternatives, not a chain: lemon nodes are largely those same bad GPUs.
 #
@@ -307,10 +312,14 @@ for lever, g in ans.fewer:
     print(f"{lever.name:22s} {lever.description}")
     print(f"{'':22s} floor {f.floor_minutes_per_day:.2f} -> {g.floor_minutes_per_day:.2f} min/day; "
           f"after-levers loss {f.minutes_per_day:.2f} -> {g.minutes_per_day:.2f} min/day")
+measured = lv.measured_lemon_removal()  # the InfiniteHBD trace, out of sample (notebook 13)
+print(f"\nlemon nodes, measured on a real fleet: x {measured.factor:.3f} out of sample (95 % interval {measured.factor_low:.3f}-"
+      f"{measured.factor_high:.3f}), x {measured.in_sample:.2f} in sample; the lever: x {scenario.lemon_factor:.2f}"
+      + ("" if measured.gained or "lemon_factor" in scenario.given else " (clamped at 1: removal bought nothing)"))
 lemon_p = (inputs["lemon_job_failure_before"].value, inputs["lemon_job_failure_after"].value)
-print(f"\nlemon nodes: {lemon_p[0]:g} % -> {lemon_p[1]:g} % of large jobs failed; read as a rate x {lv.kokolis_lemon_rate_factor():.2f}, "
-      f"bounded by what removing lemons can remove: x {lv.lemon_node_factor():.2f}")
-for factor in (scenario.lemon_factor, 0.8, 0.9, 1.0):  # the course's bound, then fleets with fewer lemons
+print(f"one research cluster: {lemon_p[0]:g} % -> {lemon_p[1]:g} % of large jobs failed; read as a rate x "
+      f"{lv.kokolis_lemon_rate_factor():.2f}, beyond what removing every faulty GPU and HBM3 failure gives, x {lv.lemon_bound():.2f}")
+for factor in sorted({lv.lemon_bound(), 0.8, 0.9, 1.0, scenario.lemon_factor}):  # the most any removal buys ... no gain
     g = lv.fewer_failures(f, factor)
     print(f"  rate x {factor:.2f}: floor {g.floor_minutes_per_day:.2f} min/day ({g.floor_fraction:.3%})")
 
@@ -581,8 +590,7 @@ print(
     f"{b.loss_fraction:.2%} to {f.loss_fraction:.3%} of the day ({f.minutes_per_day:.2f} min/day, checkpointing every "
     f"{f.interval_min:.2f} min); the floor, {floor_line}, is {f.floor_fraction:.3%} of the day whatever the checkpoint "
     f"costs (90 % range {spread.floor.low:.2%}-{spread.floor.high:.2%}, the {spread.dominant} dominating); no checkpoint lever moves it but "
-    f"the persisted interval behind a silent corruption: fewer failures (lemon-node removal at most x {scenario.lemon_factor:.2f}: "
-    f"{alternatives['lemon-node removal'].floor_minutes_per_day:.2f} min/day), a smaller D + R or stopping fewer GPUs per "
+    f"the persisted interval behind a silent corruption: fewer failures ({ans.lemon_words}), a smaller D + R or stopping fewer GPUs per "
     f"failure do; a day with 4 or more failures, {p4:.0%} of days, pays at least twice the mean."
 )
 

@@ -444,19 +444,18 @@ def floor_pct(rate_per_gpu_day):
     return 100 * answer(inc.scenario_for_log(rate_per_gpu_day, scenario.n_gpus, scenario), spread_draws=0).after.floor_fraction
 
 
-course_lemon = course_levers.rate_levers(scenario)[0]  # notebook 08's lemon lever: the course's bound until a log measures it
+bound = course_levers.rate_levers(scenario)[1]  # notebook 08's bound (no faulty GPU / HBM3): the most any removal buys
 kokolis = course_levers.kokolis_lemon_rate_factor()  # one research cluster's job-level numbers read as a rate (notebook 08)
-bounded = course_lemon(ja.after)
 guessed = course_levers.RateLever("lemon-node removal, Kokolis et al.'s reading", kokolis, "notebook 08", "")(ja.after)
 print(f"{'':46s} floor, % of the day")
 print(f"{'at the log rate':46s} {100 * ja.after.floor_fraction:.3f}")
 print(f"{'the rate interval (Poisson)':46s} {floor_pct(est.low):.3f} to {floor_pct(est.high):.3f}")
 print(f"{'the rate interval widened for bursts':46s} {floor_pct(wide[0]):.3f} to {floor_pct(wide[1]):.3f}")
 print(f"{'the quietest and the busiest 30 days':46s} {floor_pct(max(monthly.rate.min(), 1e-9)):.3f} to {floor_pct(monthly.rate.max()):.3f}")
-print(f"{f'lemon removal, the x {kokolis:.2f} of notebook 08':46s} {100 * guessed.floor_fraction:.3f}")
-print(f"{f'lemon removal, the course bound x {course_lemon.factor:.2f}':46s} {100 * bounded.floor_fraction:.3f}")
-print(f"{'lemon removal, measured out of sample':46s} {100 * ans_log.lemon_after.floor_fraction:.3f}  (x {lemon.factor:.2f}, "
-      f"{lemon.capacity_removed:.0%} of the capacity removed)")
+print(f"{f'lemon removal, one cluster read as x {kokolis:.2f}':46s} {100 * guessed.floor_fraction:.3f}")
+print(f"{f'the bound, no faulty GPU / HBM3, x {bound.factor:.2f}':46s} {100 * bound(ja.after).floor_fraction:.3f}")
+print(f"{'lemon removal, measured out of sample':46s} {100 * ans_log.lemon_after.floor_fraction:.3f}  (x {lemon.factor:.2f}"
+      + (", clamped at 1: removal buys nothing" if lemon.factor >= 1 else "") + f"; {lemon.capacity_removed:.0%} of the capacity removed)")
 if ans_log.log_modes_answer is not None:  # a log whose classes the course maps to failure modes
     print(f"{'the log mapped to failure modes':46s} {100 * ans_log.log_modes_answer.after.floor_fraction:.3f}  "
           f"({', '.join(f'{m} {v:.0%}' for m, v in ans_log.analysis.mode_shares.items())}: the course's mapping, an assumption)")
@@ -465,8 +464,9 @@ if ans_log.log_modes_answer is not None:  # a log whose classes the course maps 
 # The floor's point value survives the test: the log's rate is close to the question's, so the floor of a
 # 4,096-GPU job is close to notebook 08's. What changes is how sure we are of it and which levers are worth
 # having. Bursts and a drifting rate widen the range more than the count's Poisson interval admits; lemon removal,
-# measured the only honest way, buys little here; quarantining freshly repaired nodes and a spare pool sized on
-# the replayed repairs are what the log asks for.
+# measured the only honest way, buys nothing here (a factor above 1 is clamped at 1: no gain), and this trace's factor
+# is the course's lemon lever in [notebook 08](08-the-floor.ipynb) and the answer; quarantining freshly repaired nodes
+# and a spare pool sized on the replayed repairs are what the log asks for.
 #
 # **Try it**
 # - Run this notebook on your own log: `papermill notebooks/13-your-incident-log.ipynb out.ipynb -p log_path my.csv -p log_format csv -p fleet_nodes 512`.
