@@ -67,9 +67,10 @@ def markdown(p: dict) -> str:
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in m.items()),
         "",
-        f"Links (assumptions, scaled to this machine): the storage node behind **{lk['persisted']['rate_mbit'] / 1000:g} Gbit/s** with "
-        f"**{lk['persisted']['latency_ms']:g} ms** per request (a shared file system's share per node); the buddy behind a "
-        f"**{lk['buddy']['rate_mbit'] / 1000:g} Gbit/s** peer link, {lk['buddy']['latency_ms']:g} ms. Rates: `tc` tbf on both ends of each "
+        f"Links (assumptions, scaled to this machine): the storage node behind **{lk['persisted']['rate_mbit']:g} Mbit/s** with "
+        f"**{lk['persisted']['latency_ms']:g} ms** per request (a 25 Gbit/s share of a shared file system per node, scaled by 1/100); the buddy behind a "
+        f"**{lk['buddy']['rate_mbit']:g} Mbit/s** peer link (100 Gbit/s scaled likewise), {lk['buddy']['latency_ms']:g} ms; both "
+        "below what one Python socket reader moves on this loaded machine (course_lib/nodelab/storage.py says why). Rates: `tc` tbf on both ends of each "
         "node's veth (this kernel has no netem, so the latency is the storage server's, before it answers). Three network "
         "namespaces (reader, buddy, storage node) behind one bridge; the persisted file's pages are dropped "
         "(POSIX_FADV_DONTNEED) before every read, so it comes from the storage node's disk over its link. Fetch = connect -> "
@@ -88,7 +89,8 @@ def markdown(p: dict) -> str:
             f"{'yes' if c['bit_exact'] else 'NO'} |")
     lines += ["", "Targets: " + "; ".join(f"{k}: {'met' if v else 'MISSED'}" for k, v in p["targets"].items()) + ".", "",
               f"Namespaces of the run: {', '.join(p['netns'])}; left after the teardown: {p['left']}.", "",
-              "Reading it: the ratio is set by the stated links (a 4:1 rate ratio) once the bytes cross them; what the "
+              f"Reading it: the ratio is set by the stated links (a {lk['buddy']['rate_mbit'] / lk['persisted']['rate_mbit']:g}:1 "
+              "rate ratio) once the bytes cross them; what the "
               "measurement adds is whether anything else eats it: the model column says how close each tier came to its "
               "link, and the sha256 check is the same CPU on both tiers, so it dilutes the restore ratio. A persisted "
               "checkpoint is also older than the buddy's newest snapshot (every k-th snapshot is persisted): the fallback "
