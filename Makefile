@@ -70,6 +70,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/nodelab_bench.py
 	$(BIN)/python benchmarks/tiers_bench.py
 	$(BIN)/python benchmarks/ftlab_bench.py
+	$(BIN)/python benchmarks/ftlab_groups_bench.py
+	$(BIN)/python benchmarks/storage_link_bench.py
 	$(BIN)/python benchmarks/incidents_bench.py
 
 clean:

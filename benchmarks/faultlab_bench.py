@@ -82,7 +82,8 @@ def machine_info() -> dict:
     return machine(torch=torch.__version__, backend="nccl" if torch.cuda.is_available() else "gloo (CPU)")
 
 
-def one_run(setting: dict, scenario: str, work: Path) -> dict:
+def one_run(setting: dict, scenario: str, work: Path, nproc: int = 2) -> dict:
+    """One restart of the ``nproc``-rank job under ``setting``; the failure strikes rank 1."""
     every = max(int(round(setting["interval_s"] / STEP_S)), 2)
     fail_step = every // 2 + 1  # after the step-0 checkpoint: the rewind is half an interval
     failure = Failure("hang" if scenario == "hang" else "kill", fail_step, rank=1)
@@ -95,6 +96,7 @@ def one_run(setting: dict, scenario: str, work: Path) -> dict:
         snapshot=setting["snapshot"],
         step_compute_s=STEP_S,
         state_mb=STATE_MB,
+        nproc=nproc,
     )
     res = run_lab(config, run_dir=work, timeout_s=600)
     shutil.rmtree(work / "ckpt", ignore_errors=True)  # the checkpoints (STATE_MB each) are not needed after the run

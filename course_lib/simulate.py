@@ -25,9 +25,14 @@ active runs, as numpy arrays, finish the restart in progress (or fail in it), th
 many whole segments as the remaining time allows (``floor(time / segment)``, no loop over
 segments), and either finish the job or fail inside a segment. The Python loop is over rounds
 (about the largest number of failures of any run), never over runs or events. To keep each
-round to a dozen array passes it tracks only the segments left, the clock and the interrupted
-restarts; the rewound time is what remains of the wall time. :func:`simulate_job_reference`
-accumulates every part separately, and the tests check the two agree run by run.
+round to about ten array passes it tracks only the segments left and the clock of each run still
+going (compacted in place once a quarter of them have finished), logs finished runs and failed
+restarts per round and writes them to the per-run results once at the end, and reuses its memory
+(the scratch of the rounds becomes the results: a page touched for the first time costs about as
+much as a pass over it); the rewound time is what remains of the wall time. Profiled on the
+benchmark's scenario (benchmarks/simulate_bench.py), drawing the stream is about half the time,
+the passes and the bookkeeping the other half. :func:`simulate_job_reference` accumulates every
+part separately, and the tests check the two agree run by run.
 
 Common random numbers: the inter-failure time that run ``i`` uses in round ``k`` is element
 ``[k, i]`` of a fixed stream (drawn in blocks of whole rows, for every run, whether or not it is
@@ -109,23 +114,28 @@ class _Stream:
 
     Rows are drawn in blocks of whole rows; numpy fills arrays in order, so the values do not
     depend on the block size (row k is always draws k*n .. k*n + n - 1 of the stream).
+    ``scaled=False``: rows and fresh draws come unscaled (the caller multiplies the values it uses by
+    ``scale``, which gives the same numbers: the product is elementwise), and a stream that keeps
+    no rows draws each block into one reused buffer (no new memory per round).
     """
 
-    def __init__(self, rng, n_runs, distribution, mtbf, shape, *, keep: bool):
-        self.rng, self.n, self.dist, self.keep = rng, n_runs, distribution, keep
+    def __init__(self, rng, n_runs, distribution, mtbf, shape, *, keep: bool, scaled: bool = True):
+        self.rng, self.n, self.dist, self.keep, self.scaled = rng, n_runs, distribution, keep, scaled
         self.shape = shape
         self.scale = weibull_scale(mtbf, shape) if distribution == "weibull" else mtbf
         self.block_rows = max(1, min(16, 65536 // n_runs))
         self.blocks: list[np.ndarray] = []
         self.first = 0  # index of the first row held
         self.drawn = 0  # values drawn in all
+        self._buf = None if keep else np.empty((self.block_rows, n_runs))
 
-    def _draw(self, size) -> np.ndarray:
+    def _draw(self, size, out=None) -> np.ndarray:
         if self.dist == "exponential":
-            x = self.rng.standard_exponential(size)
+            x = self.rng.standard_exponential(size) if out is None else self.rng.standard_exponential(size, out=out)
         else:
             x = self.rng.weibull(self.shape, size)
-        x *= self.scale
+        if self.scaled:
+            x *= self.scale
         self.drawn += x.size
         return x
 
@@ -134,12 +144,11 @@ class _Stream:
 
     def row(self, k: int) -> np.ndarray:
         while k >= self.first + self.block_rows * len(self.blocks):
-            block = self._draw((self.block_rows, self.n))
             if self.keep:
-                self.blocks.append(block)
+                self.blocks.append(self._draw((self.block_rows, self.n)))
             else:
                 self.first += self.block_rows * len(self.blocks)
-                self.blocks = [block]
+                self.blocks = [self._draw((self.block_rows, self.n), out=self._buf)]
         b, i = divmod(k - self.first, self.block_rows)
         return self.blocks[b][i]
 
@@ -196,66 +205,97 @@ def simulate_job(
     seg_last = rem + delta if rem > 0 else 0.0
     n_seg = n_full + (1 if rem > 0 else 0)
     n = p["n_runs"]
-    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"], keep=False)
+    stream = _Stream(rng, n, p["distribution"], p["mtbf"], p["shape"], keep=False, scaled=False)
+    scale = stream.scale
 
-    # results, by run
-    wall = np.empty(n)
-    rfail_time_out = np.zeros(n)
-    rfail_out = np.zeros(n, dtype=np.int64)
-    last_round = np.empty(n, dtype=np.int64)
-    # state of the runs in `ids` (runs that finished stay, marked remaining = -1, until compaction)
-    ids = np.arange(n)
-    remaining = np.full(n, float(n_full))  # whole segments still to complete
-    clock = np.zeros(n)  # sum of the inter-failure times drawn so far
-    rfail_time = np.zeros(n)  # time in restarts that a failure interrupted
-    rfail = np.zeros(n, dtype=np.int64)
-    stale = 0
+    # What happens to a run is logged per round and written to the per-run results once, at the end (a few
+    # large scatters instead of many small ones; a run's sums keep the order of its rounds).
+    fin_who, fin_wall, fin_round = [], [], []  # runs that finished: their wall time and round
+    rf_who, rf_time = [], []  # failed restarts: the run and the time the restart ran before the failure
+    # The state of the m runs still in the arrays is the first m entries of these (compacted in place), the
+    # scratch of a round the first m of d_all, q_all, b_all; at the end the same memory holds the results
+    # (memory touched once: a new page costs as much as a pass over it).
+    block = np.empty((4, n))
+    remaining_all, clock_all, d_all, q_all = block
+    remaining_all.fill(float(n_full))  # whole segments still to complete
+    clock_all.fill(0.0)  # sum of the inter-failure times drawn so far
+    ids_all = np.arange(n)  # which run each entry is
+    b_all = np.empty(n, dtype=bool)
+    m = n
+    compacted = False  # until the first compaction, entry i is run i and its draw is row[i]
+    # a compaction drops the finished runs once they are 1/share of the entries; without common random
+    # numbers the draws follow the number of entries, so there the schedule is part of the stream (1/8)
+    share = 4 if common_random_numbers else 8
+    stale = 0  # finished runs among the m entries (marked remaining = inf)
     k_round = 0
-    while ids.size:
-        d = stream.row(k_round)[ids] if common_random_numbers else stream.fresh(ids.size)
+    while m:
+        ids, remaining, clock = ids_all[:m], remaining_all[:m], clock_all[:m]
+        if not common_random_numbers:
+            d = stream.fresh(m)
+        elif compacted:  # mode="wrap": the indices are valid, and numpy then skips its buffered bounds check
+            d = np.take(stream.row(k_round), ids, out=d_all[:m], mode="wrap")
+        else:  # the row itself (its buffer is redrawn next round)
+            d = stream.row(k_round)
+        d *= scale  # the same products as scaling the whole row
         clock += d
-        failed = None
         if k_round:  # a restart first (the job starts without one) ...
             d -= R  # ... d is now the time left for work after it
             if R > 0:
-                failed = np.flatnonzero(d < 0)  # ... which fails when the next failure is sooner
-                if failed.size:
-                    rfail_time[failed] += d[failed] + R
-                    rfail[failed] += 1
-        kseg = d / seg  # whole segments this draw covers ...
-        np.floor(kseg, out=kseg)
-        if failed is not None and failed.size:
-            kseg[failed] = 0.0
-        np.minimum(kseg, remaining, out=kseg)  # ... no more than the job has left
-        remaining -= kseg
-        idx = np.flatnonzero(remaining == 0)
-        if rem > 0 and idx.size:  # the short last segment must fit too
-            idx = idx[(d[idx] - kseg[idx] * seg) >= seg_last]
+                neg = np.flatnonzero(np.less(d, 0.0, out=b_all[:m]))  # ... which fails when the next failure is sooner
+                if neg.size:
+                    neg = neg[remaining[neg] != np.inf]  # not the finished runs awaiting compaction
+                    rf_who.append(ids[neg])
+                    rf_time.append(d[neg] + R)
+                    d[neg] = 0.0  # no work this round
+        q = np.divide(d, seg, out=q_all[:m])  # whole segments this draw covers
+        np.floor(q, out=q)
+        idx = np.flatnonzero(np.greater_equal(q, remaining, out=b_all[:m]))  # enough for the rest of the job
         if idx.size:
-            fin = ids[idx]
-            wall[fin] = clock[idx] - d[idx] + kseg[idx] * seg + seg_last
-            rfail_time_out[fin] = rfail_time[idx]
-            rfail_out[fin] = rfail[idx]
-            last_round[fin] = k_round
-            remaining[idx] = np.inf  # finished: never "done" again
+            left, d_i = remaining[idx], d[idx]
+            if rem > 0:  # the short last segment must fit too
+                fits = (d_i - left * seg) >= seg_last
+                if not fits.all():
+                    remaining[idx[~fits]] = q[idx[~fits]]  # every whole segment done (0 after the update below)
+                    idx, left, d_i = idx[fits], left[fits], d_i[fits]
+            fin_who.append(ids[idx])
+            fin_wall.append(clock[idx] - d_i + left * seg + seg_last)
+            fin_round.append((k_round, idx.size))
+            remaining[idx] = np.inf  # finished: never "done" again (inf - q stays inf)
             stale += idx.size
-            if 8 * stale > ids.size:
-                keep = remaining != np.inf
-                ids, remaining, clock, rfail_time, rfail = (a[keep] for a in (ids, remaining, clock, rfail_time, rfail))
-                stale = 0
+        remaining -= q
+        if stale and share * stale > m:  # in place: the kept entries keep their order
+            keep = np.flatnonzero(remaining != np.inf)
+            m = keep.size
+            ids_all[:m], remaining_all[:m], clock_all[:m] = ids[keep], remaining[keep], clock[keep]
+            compacted = True
+            stale = 0
         k_round += 1
-        if k_round > MAX_ROUNDS and np.isfinite(remaining).any():  # a run still going has failed MAX_ROUNDS + 1 times
+        if k_round > MAX_ROUNDS and np.isfinite(remaining_all[:m]).any():  # a run still going has failed MAX_ROUNDS + 1 times
             raise RuntimeError(
                 f"simulation did not finish within {MAX_ROUNDS} failures per run: the segment "
                 f"interval + write_cost = {seg:g} is too long for mtbf = {p['mtbf']:g}"
             )
-    failures = last_round - rfail_out  # every round after the first starts with a restart attempt
-    restart_time = failures * R + rfail_time_out
+    wall = d_all  # every run finishes once: every entry is written
+    who = np.concatenate(fin_who)
+    wall[who] = np.concatenate(fin_wall)
+    failures = ids_all  # first the round each run finished in ...
+    failures[who] = np.repeat(*np.array(fin_round).T)
+    who = np.concatenate(rf_who) if rf_who else np.zeros(0, dtype=np.int64)
+    rfail = np.bincount(who, minlength=n)  # failed restarts per run
+    rfail_time = np.bincount(who, weights=np.concatenate(rf_time), minlength=n) if rf_who else np.zeros(n)
+    failures -= rfail  # ... then the failures: every round after the first starts with a restart attempt
+    restart_time = np.multiply(failures, R, out=clock_all)
+    restart_time += rfail_time
     checkpoint = np.full(n, n_seg * delta)
-    useful = np.full(n, p["work"])
-    rewound = np.where(failures > 0, np.maximum(wall - useful - checkpoint - restart_time, 0.0), 0.0)
+    useful = remaining_all
+    useful.fill(p["work"])
+    rewound = np.subtract(wall, p["work"], out=q_all)  # = wall - useful - checkpoint - restart, at least 0,
+    rewound -= n_seg * delta  # for a run that failed
+    rewound -= restart_time
+    np.maximum(rewound, 0.0, out=rewound)
+    rewound[failures == 0] = 0.0
     p.update(n_full=n_full, remainder=rem, rounds=k_round, drawn=stream.drawn)
-    return SimulationResult(wall, useful, checkpoint, rewound, restart_time, failures, rfail_out, p)
+    return SimulationResult(wall, useful, checkpoint, rewound, restart_time, failures, rfail, p)
 
 
 def simulate_job_reference(

@@ -131,3 +131,47 @@ def test_committed_comparison_and_the_ratio_with_groups():
     assert r == sorted(r) and r[-1] == pytest.approx(10.0)
     with pytest.raises(ValueError, match="rejoin_s"):
         ratio_with_groups(10.0, 1.0, 0.0, 2)
+
+
+def test_replica_lab_rows_are_the_committed_comparison():
+    """data/replica_lab.csv (the model's inputs) holds the committed benchmark's medians, not numbers typed apart from it."""
+    from course_lib.data import load_table
+    from course_lib.ftlab import load_comparison
+
+    c = load_comparison()
+    rows = {r["key"]: float(r["value"]) for r in load_table("replica_lab.csv").rows}
+    assert rows["ftlab_survivor_stall"] == round(c.summary["kill"]["ft_stall_s"], 2)
+    assert rows["ftlab_rejoin"] == round(c.summary["kill"]["ft_rejoin_s"], 2)
+    (default,) = [r for r in c.sweep if r["safety_factor"] == c.ft_config["safety_factor"]]
+    assert rows["ftlab_hang_detect_per_step"] == round(default["hang_detect_per_step"], 2)
+
+
+def test_committed_group_sweep_adds_up_from_its_runs():
+    """benchmarks/results/ftlab_groups.json: each cell is the median of its runs, each run's GPU-seconds are its
+    ranks x its seconds, and the model column is ratio_with_groups with the smallest G's inputs."""
+    import json
+    import statistics
+    from pathlib import Path
+
+    from course_lib.ftlab import ratio_with_groups
+
+    p = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "ftlab_groups.json").read_text())
+    assert set(p["groups"]) >= {2, 4, 8} and p["reps"] >= 3
+    runs = [r for r in p["rows"] if not r["error"]]
+    for r in runs:
+        if r["setting"] == "whole":
+            assert r["gpu_s_lost"] == pytest.approx(r["groups"] * r["total_s"])
+        else:
+            assert r["gpu_s_lost"] == pytest.approx(r["groups"] * r["stall_s"] + r["rejoin_s"])
+            assert r["identical"] and r["recovered_from"] == "peer"
+    cells = [s for s in p["summary"] if s["scenario"] == "kill"]
+    assert sorted(s["groups"] for s in cells) == sorted(p["groups"])
+    base = min(cells, key=lambda s: s["groups"])
+    for s in cells:
+        mine = [r for r in runs if r["scenario"] == "kill" and r["groups"] == s["groups"]]
+        w = [r["gpu_s_lost"] for r in mine if r["setting"] == "whole"]
+        f = [r["gpu_s_lost"] for r in mine if r["setting"] == "torchft"]
+        assert s["ratio"] == pytest.approx(statistics.median(w) / statistics.median(f))
+        assert s["model_ratio"] == pytest.approx(ratio_with_groups(base["whole_restart_s"], base["ft_stall_s"],
+                                                                   base["ft_rejoin_s"], s["groups"]))
+        assert s["model_err"] == pytest.approx(s["model_ratio"] / s["ratio"] - 1)

@@ -203,3 +203,27 @@ def test_a_loss_waits_for_the_spare_until_it_waits_or_is_overdue_by_the_measured
     assert spare_state(log, now=10 + SPARE_MARGIN * 5 + 0.1) == "overdue"
     assert spare_state(log + [agent(12, "rdzv_waiting", "n2")], now=12) == "waiting"
     assert spare_state(log[:4], now=1e9) is None  # no spare started yet: nothing is overdue
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_replica_group_training_alone_stays_finite_over_the_longest_ftlab_run(seed):
+    """A survivor may train alone for the whole run plus its grace steps (FtConfig's defaults): with the torchft
+    lab's step size the toy loss stays finite for every group (at lr 0.05 seeds 1 and 2 reached inf within 150 steps)."""
+    import torch
+
+    from course_lib.ftlab import FtConfig
+    from course_lib.labkit.toy import TOY_LR, TOY_MOMENTUM, toy_batch, toy_model, toy_target
+
+    cfg = FtConfig(seed=seed)
+    for group in range(cfg.groups):
+        model = toy_model(seed, cfg.features, cfg.hidden)
+        opt = torch.optim.SGD(model.parameters(), lr=TOY_LR, momentum=TOY_MOMENTUM)
+        target = toy_target(seed, cfg.features)
+        torch.manual_seed(seed * 1000 + 17 + group)  # the job's dropout stream (course_lib/ftlab/job.py)
+        for step in range(1, cfg.steps + cfg.grace_steps + 1):
+            opt.zero_grad()
+            x, y = toy_batch(seed, step, group, cfg.batch, target)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+        assert torch.isfinite(loss) and loss.item() < 10.0, (seed, group, loss.item())

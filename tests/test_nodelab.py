@@ -16,6 +16,7 @@ Needs root (network namespaces): elsewhere these tests are skipped with one line
 except under CI (``CI`` set), where a missing capability is a failure, not a skip.
 """
 import os
+import subprocess
 import sys
 
 import pytest
@@ -263,3 +264,32 @@ def test_a_killed_node_resumes_from_memory_on_the_spare_bit_identical(tiered):
     (m,) = tiered.restarts
     assert m.resumed_step == newest and m.kind == "node_kill"
     assert leftovers((tiered.run_dir / "netns-tag").read_text()) == {"netns": [], "links": [], "processes": []}
+
+
+# ----- the persisted checkpoint behind a shaped link (course_lib.nodelab.storage) -----
+def test_storage_link_settings_and_model():
+    from course_lib.nodelab.storage import Link, predicted_fetch_s, run_storage_link
+
+    assert predicted_fetch_s(125_000_000, Link(1000.0, 2.0)) == pytest.approx(1.002)  # 1 Gbit in 1 s, plus 2 ms
+    with pytest.raises(ValueError, match="rate_mbit"):
+        Link(0.0)
+    with pytest.raises(ValueError, match="latency_ms"):
+        Link(100.0, -1.0)
+    with pytest.raises(ValueError, match="sizes_mib"):
+        run_storage_link([])
+
+
+@needs_root
+def test_storage_read_crosses_the_shaped_link_and_nothing_is_left():
+    """The persisted bytes arrive bit-exact no sooner than the link allows (its pages were dropped, so they came
+    over the storage node's link, not from the reader's page cache); every namespace and process is gone after."""
+    from course_lib.nodelab.storage import Link, run_storage_link
+
+    slow = Link(100.0, 1.0)  # 100 Mbit/s: 2 MiB take >= 0.16 s beyond the 64 KiB burst
+    res = run_storage_link([2], repeats=1, persisted=slow, buddy=Link(1000.0), timeout_s=120)
+    assert {r["tier"] for r in res.rows} == {"buddy", "persisted"} and all(r["bit_exact"] for r in res.rows)
+    (p,) = [r for r in res.rows if r["tier"] == "persisted"]
+    assert p["fetch_s"] >= (2 * 2**20 - 65536) * 8 / 100e6
+    assert res.left == {"netns": [], "links": [], "processes": []}
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert not any(ns in listed for ns in res.netns)

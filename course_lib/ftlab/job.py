@@ -67,7 +67,7 @@ def main(argv=None) -> int:
 
     from course_lib.ftlab.hang import LearnedHangDetector, start_watchdog
     from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events
-    from course_lib.labkit.toy import state_digest, toy_batch, toy_model, toy_target
+    from course_lib.labkit.toy import TOY_LR, TOY_MOMENTUM, state_digest, toy_batch, toy_model, toy_target
 
     die_with_parent()
     log = EventLog(paths["events"], rank=group, gen=gen)
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
 
     F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
     model = toy_model(seed, F, H)
-    inner = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    inner = torch.optim.SGD(model.parameters(), lr=TOY_LR, momentum=TOY_MOMENTUM)
     target = toy_target(seed, F)
     torch.manual_seed(seed * 1000 + 17 + group)
 

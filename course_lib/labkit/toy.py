@@ -10,7 +10,12 @@ workers log their start before paying for ``import torch``.
 """
 from __future__ import annotations
 
-__all__ = ["toy_model", "toy_target", "toy_batch", "state_digest"]
+__all__ = ["toy_model", "toy_target", "toy_batch", "state_digest", "TOY_LR", "TOY_MOMENTUM"]
+
+# The torchft lab's step size. One replica group training alone (a survivor while its peer is out, for up to
+# the lab's grace_steps) sees one batch's gradient, twice as noisy as two groups' average: at lr 0.05 with
+# momentum 0.9 that diverged to inf within 60-150 steps for seeds 1 and 2 (tests/test_labkit.py keeps it finite).
+TOY_LR, TOY_MOMENTUM = 0.02, 0.9
 
 
 def toy_model(seed: int, features: int, hidden: int):

@@ -220,6 +220,15 @@ class LabNetwork:
         self._procs.append(proc)
         return proc
 
+    def shape(self, i: int, rate_mbit: float) -> None:
+        """Limit node ``i``'s link to ``rate_mbit`` Mbit/s in both directions (``tc`` token bucket, ``tbf``,
+        on both ends of its veth pair; a burst of 10 ms at the rate, at least 64 KiB)."""
+        burst = max(int(rate_mbit * 1e6 / 8 / 100), 65536)
+        for ns, dev in ((self.netns(i), IFACE), (self.switch, f"v{i}")):
+            subprocess.run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate",
+                            f"{rate_mbit:g}mbit", "burst", str(burst), "latency", "200ms"],
+                           capture_output=True, text=True, check=True, timeout=30)
+
     # ----- failures -----
     def kill_node(self, i: int) -> int:
         """SIGKILL every process of node ``i`` (agent and workers together); return how many."""
