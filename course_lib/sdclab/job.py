@@ -27,7 +27,7 @@ One step, on every rank (the order matters for what each detector can see):
 On an alarm (``recover``) every rank rewinds to :func:`~.detectors.rewind_target`, the suspect (if the
 numbers name one) is excluded (:func:`~.detectors.reassign`), and training goes on from the snapshot's
 step. An excluded rank stays in the process group (it takes part in the all-gathers with zeros) until the
-end. Without ``recover`` the detectors only watch: each one's first alarm is logged and nothing is done.
+end. Without ``recover`` the detectors only watch: every alarm is logged and nothing is done.
 """
 import time
 
@@ -188,7 +188,6 @@ def run_trial(cfg: dict, rank: int, world: int, log) -> None:
         raise RuntimeError(f"no snapshot of step {step}")
 
     take_snapshot(0)
-    first_alarm: dict = {}  # watch mode: detector -> its first alarm
     recoveries = 0
     outcome = "done"
     step = 0
@@ -278,13 +277,11 @@ def run_trial(cfg: dict, rank: int, world: int, log) -> None:
             if step % cfg["snapshot_every"] == 0:
                 take_snapshot(step)
             continue
-        if not cfg["recover"]:  # watch: the first alarm of each detector, logged; nothing is done
-            for a in alarms:
-                if a.detector not in first_alarm:
-                    first_alarm[a.detector] = a
-                    if rank == logger:
-                        log("alarm", detector=a.detector, step=a.step, suspect=a.suspect, reason=a.reason, window=a.window,
-                            acted=False)
+        if not cfg["recover"]:  # watch: every alarm logged, nothing done
+            if rank == logger:
+                for a in alarms:
+                    log("alarm", detector=a.detector, step=a.step, suspect=a.suspect, reason=a.reason, window=a.window,
+                        acted=False)
             if step % cfg["snapshot_every"] == 0:
                 take_snapshot(step)
             continue

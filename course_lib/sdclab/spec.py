@@ -88,8 +88,8 @@ class SdcLabConfig(LabConfigBase):
     loss_factor, grad_norm_factor, warmup: the running checks' thresholds (x the running estimate) and
         the steps they observe before checking the ratio.
     recover: True: the first alarm rewinds to a snapshot, excludes the suspect (its data goes to a healthy
-        replica) and the run goes on; False: the detectors only watch (every one's first alarm is logged,
-        nothing is done): the measurement of which detector sees what, how late.
+        replica) and the run goes on; False: the detectors only watch (every alarm is logged, nothing
+        is done): the measurement of which detector sees what, how late.
     max_recoveries: recoveries before the run gives up (a fault that comes back with no suspect to exclude).
     flips: the bit flips, in strictly increasing step order.
     dtype: the parameters' float format. step_compute_s: simulated compute per step (a sleep).
