@@ -69,6 +69,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/tiers_bench.py
 	$(BIN)/python benchmarks/ftlab_bench.py
 	$(BIN)/python benchmarks/incidents_bench.py
+	$(BIN)/python benchmarks/sdclab_bench.py
+	$(BIN)/python benchmarks/lemonlab_bench.py
 
 clean:
 	rm -rf build .pytest_cache

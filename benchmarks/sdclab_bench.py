@@ -18,7 +18,7 @@ Every trial runs in one torchrun launch (course_lib.sdclab.run_sdclab_trials) on
 * **false alarms**: clean runs of several seeds, every alarm counted; the loss and gradient-norm checks
   re-run offline on the same logged values at other thresholds (with the same class the job uses), and on
   the detection cases, so the table shows what a lower threshold buys and costs;
-* **fingerprint cost**: the digest and its 8-byte all-gather alone (after a barrier), medians, on models of
+* **fingerprint cost**: the digest alone and its 8-byte all-gather alone (each after a barrier), medians, on models of
   577, 1.05 M and 4.2 M parameters; the toy job's step for scale.
 
 Writes ``benchmarks/results/sdclab.{md,csv,json}``.
@@ -224,7 +224,7 @@ def markdown(p: dict) -> str:
                      + " | ".join(f"{v['false_alarms']} / {v['cases_caught']}" for v in by.values()) + " |")
     t = p["toy_step"]
     lines += ["", "## What the fingerprint costs", "",
-              "The digest and its all-gather alone (after a barrier, so no rank waits on another's step), medians:", "",
+              "The digest alone and its all-gather alone (each after a barrier, so no rank waits on another), medians:", "",
               "| parameters | bytes read | digest | ns per parameter | GB/s | all-gather (bytes sent per rank) |",
               "|---|---|---|---|---|---|"]
     for x in p["fingerprint_cost"]:

@@ -3,6 +3,7 @@ fingerprint against an independent reference, the detectors' decisions, recovery
 and the config's validation (every flip checked: bit within the dtype, step within the run, rank within
 the world). The lab itself runs in tests/test_sdclab_lab.py."""
 import math
+import statistics
 import struct
 
 import pytest
@@ -250,3 +251,44 @@ def test_the_config_round_trips_through_the_json_the_job_reads():
     cfg = SdcLabConfig(replicas=2, flips=[Flip("grad", 5, rank=1, bit=0, persistent=True)], recover=False)
     assert SdcLabConfig.from_json(cfg.to_json()) == cfg
     assert cfg.params == 16 * 32 + 32 + 32 + 1
+
+
+# ----- the committed benchmark and the floor's SDC term -----
+def test_the_sdc_term_grows_with_the_latency_at_the_sdc_failures_rate():
+    """Linear in the latency: the slope is the SDC failures a day (each rewinds the work since the corruption)."""
+    from course_lib import Scenario, modes
+    from course_lib.sdclab.results import sdc_term_min_per_day
+
+    sc, inp = Scenario(), modes.ModeInputs()
+    slope = (sdc_term_min_per_day(60.0) - sdc_term_min_per_day(0.0)) / 60.0
+    assert slope == pytest.approx(sc.failures_per_day * inp.share("sdc"))
+    assert sdc_term_min_per_day(inp.sdc_latency_min) == pytest.approx(modes.per_mode_floor(sc, inp)["sdc"])
+    with pytest.raises(ValueError, match="latency_min must be a finite number >= 0"):
+        sdc_term_min_per_day(-1.0)
+
+
+def test_the_committed_detection_table_holds_together():
+    from course_lib.sdclab.results import load_sdc_benchmark
+
+    b = load_sdc_benchmark()
+    assert b.raw["all_recovered_bit_identical"] and b.false_alarms["by_detector"] == {d: 0 for d in dt.DETECTORS}
+    for c in b.cases:
+        seen = {d: v for d, v in c["latency"].items() if v is not None}
+        assert (c["first"] is None) == (not seen)
+        if seen:
+            assert seen[c["first"]] == min(seen.values())
+        if c["recover"]["detector"]:  # recovery acted on a detector the watching run also saw
+            assert c["recover"]["detector"] in seen and c["recover"]["bit_identical"] and c["recover"]["suspect"] == c["rank"]
+        if c["target"] == "param":  # every weight flip: the fingerprint, the same step
+            assert c["latency"]["fingerprint"] == 0
+        else:  # the all-reduce hands a gradient flip to every replica alike; a loss flip never touches the weights
+            assert c["latency"]["fingerprint"] is None
+    invisible = b.invisible()
+    assert invisible and all(c["target"] in ("grad", "loss") and not c["persistent"] for c in invisible)
+    assert all(c["latency"]["replay"] is not None for c in b.cases if c["persistent"])
+    sweep = [x["latency"] for x in b.replay_sweep]
+    assert sorted(sweep) == list(range(len(sweep))) and b.raw["latency_steps"]["replay_mean"] == pytest.approx(statistics.fmean(sweep))
+    worst = max(b.raw["latency_steps"]["replay_mean"] if d == "replay" else steps for _, d, steps in b.caught())
+    assert b.latency_steps() == worst and b.latency_steps(("fingerprint",)) == 0
+    assert b.latency_min(0.5) == pytest.approx(0.5 * b.latency_steps())
+    assert all(x["bytes_per_rank"] == 8 for x in b.fingerprint_cost)

@@ -53,6 +53,9 @@ POLICIES = ("same_node", "quarantine", "gate")
 #: The environment variable that makes a node a lemon: it fails in this many units of work of every start.
 LEMON_VAR = "NODELAB_LEMON_AFTER"
 GATE_SCRIPT = "course_lib.nodelab.gate"
+#: The agents' rendezvous store reads wait this long (s): the lemon is never the master node, whose loss the
+#: nodes lab's 5 s is short for, and a loaded machine answers a read in more than 5 s (an agent then dies).
+READ_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,8 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
         (lab.run_dir / "lemonlab.json").write_text(cfg.to_json())
         job = _Job(JOB_SCRIPT, cfg_path, cfg.nodes, 0, 0.0, (), 1,
                    max_restarts=cfg.max_no_progress_restarts + cfg.k + 4, monitor_interval_s=cfg.monitor_interval_s,
-                   dead_node_s=cfg.dead_node_s, max_no_progress_restarts=cfg.max_no_progress_restarts)
+                   dead_node_s=cfg.dead_node_s, max_no_progress_restarts=cfg.max_no_progress_restarts,
+                   read_timeout_s=READ_TIMEOUT_S)
         cluster = _Cluster(lab, job)
         lemon = f"n{cfg.lemon}"
 
@@ -291,6 +295,9 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
                             continue
                     cluster.start_agent(i, **env_of(f"n{i}"))
                     break
+            if not waiting and not any(p.poll() is None for p in cluster.agents.values()) and \
+                    not any(e["ev"] == "done" and e["rank"] == 0 for e in events):
+                lab.fail("every agent of the job exited before it finished (and the guard did not stop it)")
             if t_done is None:
                 t_done = next((e["t"] for e in events if e["ev"] == "done" and e["rank"] == 0), None)
             if t_done is not None:

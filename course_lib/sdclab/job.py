@@ -314,17 +314,17 @@ def run_trial(cfg: dict, rank: int, world: int, log) -> None:
                     log("detector_unavailable", detector=d, step=step,
                         reason=f"{dt.unavailable(d, 1)} left after excluding rank {suspect}")
         step = to
-    if cfg["cost_probe"]:  # the fingerprint alone, after a barrier (no waiting on a slower rank's step)
+    if cfg["cost_probe"]:  # the digest alone and the all-gather alone, each after a barrier
         digest_s, gather_s = [], []
         for _ in range(cfg["cost_probe"]):
             dist.barrier()
             t1 = time.perf_counter()
             fp = fingerprint64(params)
-            t2 = time.perf_counter()
+            digest_s.append(time.perf_counter() - t1)
+            dist.barrier()  # the all-gather alone: no rank still digesting
+            t1 = time.perf_counter()
             gather_int64([fp])
-            t3 = time.perf_counter()
-            digest_s.append(t2 - t1)
-            gather_s.append(t3 - t2)
+            gather_s.append(time.perf_counter() - t1)
         if rank == logger:
             log("fingerprint_cost", digest_s=statistics.median(digest_s), gather_s=statistics.median(gather_s),
                 params=P, param_bytes=P * params[0].element_size(), world=world, repeats=cfg["cost_probe"])

@@ -53,9 +53,11 @@ class SdcBenchmark:
         return out
 
     def latency_steps(self, detectors=DETECTORS, *, replay_mean: bool = True) -> float:
-        """The worst latency, in steps, over the cases ``detectors`` catch (the latency that bounds every
-        visible corruption). For the replay, with ``replay_mean``, its mean over one replay period (the
-        committed sweep) instead of the one start step of its cases."""
+        """The detection latency, in steps, that every corruption ``detectors`` see is charged: of each caught
+        case the latency of the first detector to see it, and the largest of those (the slowest kind of case,
+        conservatively). A replay sees a fault at its next replayed step, so with ``replay_mean`` its cases
+        count the mean over one replay period (the committed sweep: a fault starts anywhere in it), as every
+        periodic check of the course does; without, the one start step its cases used."""
         worst = 0.0
         for c, d, steps in self.caught(detectors):
             if d == "replay" and replay_mean and "replay_mean" in self.raw["latency_steps"]:
