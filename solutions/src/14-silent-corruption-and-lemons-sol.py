@@ -31,6 +31,7 @@ from course_lib.sdclab.results import load_sdc_benchmark, sdc_term_min_per_day
 scenario = Scenario()
 inputs = modes.ModeInputs()
 bench = load_sdc_benchmark()
+after = answer(scenario, spread_draws=0).after  # the course's day once every lever is pulled (exercise 2)
 print(f"benchmark: machine {bench.machine.get('cpu', '?')}, {bench.machine.get('cores', '?')} cores; "
       f"{len(bench.cases)} detection cases")
 
@@ -80,7 +81,7 @@ print(f"at the assumed hour: {sdc_term_min_per_day(inputs.sdc_latency_min, scena
 # rate is multiplied by `1 - share + poisson_share` (`quarantine_rate_factor`).
 #
 # **Task.** Compute how many minutes a day this takes off the floor of the course's scenario: the floor after the
-# levers (`answer(scenario, spread_draws=0).after`) minus the same with the rate lever
+# levers (`after`, computed at the top) minus the same with the rate lever
 # `fl.RateLever(name, factor, "notebook 14", "")` applied. **Answer:** `saving` (float, minutes a day, within 0.5 %).
 # **Predict first:** more or less than a fifth of the floor?
 #
@@ -93,7 +94,6 @@ print(f"at the assumed hour: {sdc_term_min_per_day(inputs.sdc_latency_min, scena
 
 # %%
 repeat = trace_repeat_fault_share(within_days=7.0)
-after = answer(scenario, spread_draws=0).after
 print(f"repeats within 7 days: {repeat.share:.1%} (identical nodes: {repeat.poisson_share:.1%}); "
       f"the floor after the levers: {after.floor_minutes_per_day:.2f} min a day")
 
