@@ -97,3 +97,20 @@ def test_quarantine_removes_the_repeats_and_the_stand_in_adds_an_ordinary_nodes_
         quarantine_rate_factor(1.2)
     with pytest.raises(ValueError, match="baseline_share must be <= repeat_share"):
         quarantine_rate_factor(0.1, 0.2)
+
+
+def test_the_committed_table_counts_what_each_policy_must():
+    from course_lib.nodelab.lemon import load_lemon_benchmark
+
+    b = load_lemon_benchmark()
+    s, by = b["settings"], b["summary"]
+    assert set(by) == set(POLICIES)
+    for r in b["runs"]:
+        assert r["gpu_s_lost"] == pytest.approx(s["nodes"] * r["until_s"])
+        if r["policy"] == "same_node":  # the first failure, then max_no_progress_restarts that make no progress
+            assert (r["outcome"], r["regained"], r["failures"]) == ("gave_up", False, s["max_no_progress_restarts"] + 1)
+        else:
+            assert r["outcome"] == "done" and r["regained"] and r["restarts"] == r["failures"]
+            assert r["quarantined"] == [s["lemon"]] and s["lemon"] not in r["joined"]
+    assert all(r["failures"] == s["k"] for r in b["runs"] if r["policy"] == "quarantine")
+    assert all(r["failures"] == 1 and r["gates"] == 2 for r in b["runs"] if r["policy"] == "gate")
