@@ -57,7 +57,6 @@ lab_flip_step = 5  # the step the live run's flips strike in
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 
 from course_lib import Scenario, ledger, modes
 from course_lib import floor as fl
