@@ -1,12 +1,13 @@
 """The lemon-node lab (notebook 14): a node that fails again each time it rejoins, on the nodes lab's
 namespaced nodes.
 
-The policy logic and the settings are checked without root. Two real runs, the smallest that prove the
-properties: the quarantine policy with k = 2 (the lemon fails, rejoins as it is, fails again in the same
-step, is quarantined, a spare takes its place and the job finishes, every recomputed step bit-identical),
-and the pre-flight gate alone on two nodes (the lemon goes down under the gate's load, a healthy node
-passes). The restart-loop guard that stops the same-node policy is tested by tests/test_faultlab_guard.py;
-the three policies side by side, timed, are benchmarks/lemonlab_bench.py's.
+The policy logic and the settings are checked without root, and so is the committed benchmark table (each
+policy's failures, restarts and outcome as its rule says). One real run, the smallest that proves what the
+gate is for: the pre-flight gate alone on two namespaced nodes (the lemon goes down under the gate's load at
+its configured unit, a healthy node passes). The whole policies, a lemon failing in the job, rejoining,
+quarantined, the spare taking its place, each run end to end under torchrun, are benchmarks/lemonlab_bench.py's
+(three interleaved runs per policy, about a minute each on a loaded 2-core machine: too long for the test
+suite); the restart-loop guard that stops the same-node policy is tested by tests/test_faultlab_guard.py.
 """
 import os
 
@@ -14,7 +15,7 @@ import pytest
 
 from course_lib.labkit import Lab
 from course_lib.nodelab import LabNetwork, net_admin_missing
-from course_lib.nodelab.lemon import LEMON_VAR, POLICIES, LemonLabConfig, rejoin_action, run_gate, run_lemonlab
+from course_lib.nodelab.lemon import LEMON_VAR, POLICIES, LemonLabConfig, rejoin_action, run_gate
 
 MISSING = net_admin_missing()
 if MISSING and os.environ.get("CI"):
@@ -57,21 +58,6 @@ def test_the_job_is_the_nodes_labs_with_no_scheduled_failure():
 
 
 # ----- real runs (root) -----
-@needs_root
-def test_quarantine_after_k_failures_takes_a_spare_and_the_job_goes_on():
-    res = run_lemonlab(LemonLabConfig(policy="quarantine", k=2), timeout_s=400)
-    assert [(f["node"], f["step"]) for f in res.failures] == [("n1", 2), ("n1", 2)]  # the same step after the rejoin
-    starts = [e for e in res.events if e["ev"] == "agent_start" and e.get("node") == "n1"]
-    assert len(starts) == 2  # n1 rejoined once as it was
-    assert res.quarantined == ["n1"] and res.joined == ["n0", "n2"] and res.restarts == 2
-    assert res.outcome == "done" and res.regain_s is not None and res.gpu_s_lost == pytest.approx(2 * res.regain_s)
-    first = {}
-    for e in res.events:  # every step recomputed after a restart gave the same loss on the same rank, to the bit
-        if e["ev"] == "step_done":
-            assert first.setdefault((e["step"], e["rank"]), e["loss"]) == e["loss"]
-    assert max(s for s, _ in first) == res.config.steps
-
-
 @needs_root
 def test_the_gate_keeps_the_lemon_out_and_lets_a_healthy_node_in(tmp_path):
     with Lab(tmp_path, timeout_s=240, prefix="gate") as lab, LabNetwork() as net:
