@@ -292,6 +292,22 @@ def test_a_real_lab_run_gives_the_stages_faultlab_measured(tmp_path):
     round_trip(log, tmp_path)
 
 
+def test_the_lab_kits_record_separators_and_an_extra_round_change_no_stage(tmp_path):
+    """The lab kit's writer (course_lib.labkit.events) leads every record with RFC 7464's RS, and a
+    rendezvous round that never loads a state (a spare re-forming the round under load) can come
+    between a failure and its restart: neither moves a stage."""
+    from course_lib.labkit.events import RS, read_events
+
+    events = [json.loads(ln) for ln in LAB_LOG.read_text().splitlines()]
+    shifted = [dict(e, gen=e["gen"] + 1) if e["gen"] >= 1 else e for e in events]  # generation 1 never loads
+    seq = tmp_path / "kit.jsonl"
+    seq.write_bytes(b"".join(RS + json.dumps(e, sort_keys=True).encode() + b"\n" for e in shifted))
+    assert len(read_events(seq)) == len(events)  # the kit reads what it wrote
+    a, b = inc.stage_seconds(inc.read_lab_events(LAB_LOG)), inc.stage_seconds(inc.read_lab_events(seq))
+    assert set(a) == set(b) and all(np.allclose(a[k], b[k], equal_nan=True) for k in a)
+    assert inc.read_lab_events(seq).report.rows_read == len(events)
+
+
 def test_a_torn_last_line_is_rejected_and_a_broken_one_elsewhere_is_an_error(tmp_path):
     lines = LAB_LOG.read_text().splitlines()
     torn = tmp_path / "torn.jsonl"

@@ -655,7 +655,7 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
     follows: ``detected`` the launcher's ``agent_noticed`` of generation g (the moment the
     restart machinery knows), else the learned detector's ``hang_detected``, else a peer's
     ``noticed``; ``torn_down`` the agent's first ``agent_stopped`` after that; ``rendezvous``,
-    ``loaded`` and ``first_step`` the moment every rank of generation g + 1 has logged its first
+    ``loaded`` and ``first_step`` the moment every rank of the next generation that loaded a state (g + 1, unless an extra rendezvous round came between) has logged its first
     ``pg_ready``, ``state_loaded`` and ``step_done``; ``progress_regained`` the moment every one of
     them has completed again the step done before the failure (the inject's ``progress``; the
     load itself when the checkpoint already holds it). ``end`` is ``progress_regained``. node: the
@@ -665,8 +665,11 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
     path = Path(path)
     report = ReadReport(source=str(path))
     rows = _Rows(path, errors, report)
-    raw = path.read_text(encoding="utf-8").splitlines()
-    lines = [(n, ln) for n, ln in enumerate(raw, start=1) if ln.strip()]
+    # One record per line, each optionally led by RFC 7464's record separator (the lab kit's
+    # writer, course_lib.labkit.events, puts one before every record): split on newlines only
+    # (str.splitlines would also split at the separator) and drop it.
+    raw = path.read_text(encoding="utf-8").split("\n")
+    lines = [(n, ln.lstrip("\x1e")) for n, ln in enumerate(raw, start=1) if ln.strip("\x1e \t\r")]
     report.rows_read = len(lines)
     events = []
     for k, (n, ln) in enumerate(lines):
@@ -713,7 +716,10 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
             if stop is not None:
                 stamps["torn_down"] = stop["t"]
                 used.add(stop["_line"])
-        nxt = [e for e in later if e["gen"] == g + 1 and e["rank"] >= 0]
+        # the generation that restarted from it: the next one that loaded a state (usually g + 1; an
+        # extra rendezvous round in between, one that never loaded, is skipped)
+        g_next = min((e["gen"] for e in later if e["ev"] == "state_loaded" and e["gen"] > g), default=g + 1)
+        nxt = [e for e in later if e["gen"] == g_next and e["rank"] >= 0]
         ranks = sorted({e["rank"] for e in nxt if e["ev"] == "pg_ready"})
 
         def all_ranks(ev, cond=lambda e: True):

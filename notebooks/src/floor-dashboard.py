@@ -1,5 +1,5 @@
 # %% [markdown]
-# ## The floor dashboard: a 4,096-GPU run's restart loss, lever by lever, down to the floor λ(D+R)
+# ## The floor dashboard: a 4,096-GPU run's restart loss, lever by lever, down to the floor
 #
 # Move a slider: the chart and the sentence under it follow; the last line defines every symbol.
 
