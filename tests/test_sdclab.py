@@ -254,17 +254,52 @@ def test_the_config_round_trips_through_the_json_the_job_reads():
 
 
 # ----- the committed benchmark and the floor's SDC term -----
-def test_the_sdc_term_grows_with_the_latency_at_the_sdc_failures_rate():
-    """Linear in the latency: the slope is the SDC failures a day (each rewinds the work since the corruption)."""
-    from course_lib import Scenario, modes
-    from course_lib.sdclab.results import sdc_term_min_per_day
+def _sdc_term_closed_form(day):
+    """The model's SDC term written out (below saturation): lambda (1 - i) s_sdc (D + S + R + tau_p / 2 + L)."""
+    f = day.floor_budget
+    m = next(x for x in f.modes if x.mode == "sdc")
+    assert m.persisted and f.busy_share < 1 and f.persisted_interval_min is not None
+    return lambda lat: f.failures_per_day * (1 - f.idle_share) * m.share * (
+        m.detect + m.reschedule + m.reload + f.persisted_interval_min / 2 + lat)
 
-    sc, inp = Scenario(), modes.ModeInputs()
-    slope = (sdc_term_min_per_day(60.0) - sdc_term_min_per_day(0.0)) / 60.0
-    assert slope == pytest.approx(sc.failures_per_day * inp.share("sdc"))
-    assert sdc_term_min_per_day(inp.sdc_latency_min) == pytest.approx(modes.per_mode_floor(sc, inp)["sdc"])
-    with pytest.raises(ValueError, match="latency_min must be a finite number >= 0"):
-        sdc_term_min_per_day(-1.0)
+
+def test_notebook_14s_sdc_terms_are_the_models_closed_form_at_the_committed_latencies():
+    """Every SDC term notebook 14 speaks, recomputed from the committed JSON and the day's own inputs: each
+    detector on its own (the largest latency among the cases it caught; the replay's mean over its period),
+    plus the half step of the fault's own step, times the scenario's step; all four (the slowest first
+    catch); the assumed hour (the course's own term)."""
+    import json
+
+    from course_lib import Scenario
+    from course_lib import floor as fl
+    from course_lib.answer import answer
+    from course_lib.sdclab.results import SDCLAB_JSON, load_sdc_benchmark
+
+    raw = json.loads(SDCLAB_JSON.read_text())
+    sc = Scenario()
+    after = answer(sc, spread_draws=0).after
+    closed = _sdc_term_closed_form(after)
+    expected = {}
+    for d in dt.DETECTORS:
+        seen = [c["latency"][d] for c in raw["cases"] if c["latency"][d] is not None]
+        if seen:
+            expected[d] = raw["latency_steps"]["replay_mean"] if d == "replay" else max(seen)
+    b = load_sdc_benchmark()
+    rows = b.sdc_terms(after, sc.step_min)
+    assert {r.detector: r.steps for r in rows} == expected
+    for r in rows:
+        lat = (expected[r.detector] + 0.5) * sc.step_min
+        assert r.latency_min == pytest.approx(lat) and r.minutes_per_day == pytest.approx(closed(lat))
+        assert set(r.cases) == {c["case"] for c in raw["cases"] if c["latency"][r.detector] is not None}
+    first = [min((v, dt.DETECTORS.index(d), d) for d, v in c["latency"].items() if v is not None) for c in raw["cases"]
+             if any(v is not None for v in c["latency"].values())]
+    slowest = max(raw["latency_steps"]["replay_mean"] if d == "replay" else v for v, _, d in first)
+    assert b.latency_min(sc.step_min) == pytest.approx((slowest + 0.5) * sc.step_min)
+    assert fl.sdc_minutes_per_day(after, b.latency_min(sc.step_min)) == pytest.approx(closed((slowest + 0.5) * sc.step_min))
+    assert closed(sc.modes.sdc_latency_min) == pytest.approx(fl.per_mode(after)["sdc"])  # the hour: the course's floor
+    assert closed(0.0) < min(r.minutes_per_day for r in rows) < closed(sc.modes.sdc_latency_min)
+    with pytest.raises(ValueError, match="step_min must be"):
+        b.latency_min(0.0)
 
 
 def test_the_committed_detection_table_holds_together():
@@ -290,5 +325,5 @@ def test_the_committed_detection_table_holds_together():
     assert sorted(sweep) == list(range(len(sweep))) and b.raw["latency_steps"]["replay_mean"] == pytest.approx(statistics.fmean(sweep))
     worst = max(b.raw["latency_steps"]["replay_mean"] if d == "replay" else steps for _, d, steps in b.caught())
     assert b.latency_steps() == worst and b.latency_steps(("fingerprint",)) == 0
-    assert b.latency_min(0.5) == pytest.approx(0.5 * b.latency_steps())
+    assert b.latency_min(0.5) == pytest.approx(0.5 * b.latency_steps() + 0.25)  # the half step of the fault's own step
     assert all(x["bytes_per_rank"] == 8 for x in b.fingerprint_cost)

@@ -6,7 +6,8 @@ benchmarks/results/sdclab.json), the vendored fault trace (``course_lib.incident
 so their answers do not depend on the machine.
 
 - :func:`sdc_term_at_measured_latency`: the floor's SDC term (minutes a day) when silent corruption is
-  caught with the four detectors' measured latency (the slowest case's, on average), at the fleet's step.
+  caught with the four detectors' measured latency (the slowest case's, on average), at the fleet's step,
+  through the model's one SDC function (:func:`course_lib.floor.sdc_minutes_per_day`).
 - :func:`quarantine_floor_saving`: minutes a day of the floor that quarantining a node for a week after each
   failure saves, at the trace's measured repeat-fault share.
 """
@@ -19,31 +20,36 @@ __all__ = ["sdc_term_at_measured_latency", "quarantine_floor_saving", "sdc_numbe
 
 
 def sdc_numbers() -> dict:
-    """What exercise 1 starts from: the fleet's step (min), the measured latency (steps), the SDC term
-    at that latency, at no latency and at the course's assumed hour (min a day)."""
-    from .. import modes
+    """What exercise 1 starts from: the fleet's step (min), the measured latency (steps; minutes with the half
+    step of the fault's own step), and the SDC term of the course's after-levers day at that latency, at no
+    latency and at the course's assumed hour (min a day), all through :func:`course_lib.floor.sdc_minutes_per_day`."""
+    from .. import floor as fl
+    from ..answer import answer
     from ..scenario import Scenario
-    from ..sdclab.results import load_sdc_benchmark, sdc_term_min_per_day
+    from ..sdclab.results import load_sdc_benchmark
 
-    sc, inp = Scenario(), modes.ModeInputs()
+    sc = Scenario()
+    after = answer(sc, spread_draws=0).after
     bench = load_sdc_benchmark()
-    step_min = inp.step_min(sc)
-    steps = bench.latency_steps()
-    return {"step_min": step_min, "latency_steps": steps, "term": sdc_term_min_per_day(steps * step_min, sc, inp),
-            "term_steps_as_min": sdc_term_min_per_day(steps, sc, inp),
-            "term_seconds_as_min": sdc_term_min_per_day(steps * step_min * 60.0, sc, inp),
-            "term_zero": sdc_term_min_per_day(0.0, sc, inp), "term_hour": sdc_term_min_per_day(inp.sdc_latency_min, sc, inp),
-            "assumed_min": inp.sdc_latency_min}
+    step_min, steps = sc.step_min, bench.latency_steps()
+    lat = bench.latency_min(step_min)
+    return {"step_min": step_min, "latency_steps": steps, "latency_min": lat, "term": fl.sdc_minutes_per_day(after, lat),
+            "term_no_half_step": fl.sdc_minutes_per_day(after, steps * step_min),
+            "term_steps_as_min": fl.sdc_minutes_per_day(after, steps),
+            "term_seconds_as_min": fl.sdc_minutes_per_day(after, lat * 60.0),
+            "term_zero": fl.sdc_minutes_per_day(after, 0.0),
+            "term_hour": fl.sdc_minutes_per_day(after, sc.modes.sdc_latency_min), "assumed_min": sc.modes.sdc_latency_min}
 
 
 # ---------------------------------------------------------------- exercise 1
 @exercise
 def sdc_term_at_measured_latency() -> NumberCheck:
     """Exercise 1: the floor's SDC term (min a day) with the latency = the four detectors' measured latency
-    (``bench.latency_steps()``) x the fleet's step (``modes.ModeInputs().step_min(Scenario())``)."""
+    (``bench.latency_min(Scenario().step_min)``: the steps plus the half step of the fault's own step)."""
     n = sdc_numbers()
     mistakes = (
         Mistake(n["term_steps_as_min"], "that takes the latency in steps as minutes: multiply the steps by the step time (minutes)"),
+        Mistake(n["term_no_half_step"], "that leaves out the half step: a fault strikes anywhere in its step (bench.latency_min adds it)"),
         Mistake(n["term_seconds_as_min"], "that takes the step in seconds as minutes: the model's latency is in minutes (the step is step_min)"),
         Mistake(n["term_hour"], "that is the term at the course's assumed hour: use the measured latency instead"),
         Mistake(n["term_hour"] - n["term"], "that is the saving against the assumed hour: the task asks for the term itself"),
@@ -55,9 +61,9 @@ def sdc_term_at_measured_latency() -> NumberCheck:
 def quarantine_numbers() -> dict:
     """What exercise 2 starts from: the trace's repeat shares (7 days, whole log), the course's floor (min a
     day) and the floor with each candidate factor on the rate."""
-    from .. import floor as fl
     from ..answer import answer
     from ..incidents.trace import trace_repeat_fault_share
+    from ..levers import RateLever
     from ..nodelab.lemon import quarantine_rate_factor
     from ..scenario import Scenario
 
@@ -65,7 +71,7 @@ def quarantine_numbers() -> dict:
     after = answer(Scenario(), spread_draws=0).after
 
     def floor_with(factor):
-        return fl.RateLever("quarantine", factor, "notebook 14", "")(after).floor_minutes_per_day
+        return RateLever("quarantine", factor, "notebook 14", "")(after).floor_minutes_per_day
 
     right = quarantine_rate_factor(week.share, week.poisson_share)
     return {"week": week, "ever": ever, "floor": after.floor_minutes_per_day, "factor": right,
@@ -73,7 +79,7 @@ def quarantine_numbers() -> dict:
             "saving_no_baseline": after.floor_minutes_per_day - floor_with(1 - week.share),
             "saving_ever": after.floor_minutes_per_day - floor_with(quarantine_rate_factor(ever.share, ever.poisson_share)),
             "floor_after": floor_with(right), "minutes_after": after.minutes_per_day,
-            "saving_of_loss": after.minutes_per_day - fl.RateLever("quarantine", right, "notebook 14", "")(after).minutes_per_day}
+            "saving_of_loss": after.minutes_per_day - RateLever("quarantine", right, "notebook 14", "")(after).minutes_per_day}
 
 
 # ---------------------------------------------------------------- exercise 2
