@@ -20,28 +20,29 @@ from course_lib.notebook import setup
 rng = setup()
 
 # %%
-from course_lib import Scenario, modes
+from course_lib import Scenario
 from course_lib import floor as fl
 from course_lib.answer import answer
 from course_lib.check import nb14
 from course_lib.incidents.trace import trace_repeat_fault_share
+from course_lib.levers import RateLever
 from course_lib.nodelab.lemon import quarantine_rate_factor
-from course_lib.sdclab.results import load_sdc_benchmark, sdc_term_min_per_day
+from course_lib.sdclab.results import load_sdc_benchmark
 
 scenario = Scenario()
-inputs = modes.ModeInputs()
 bench = load_sdc_benchmark()
-after = answer(scenario, spread_draws=0).after  # the course's day once every lever is pulled (exercise 2)
+after = answer(scenario, spread_draws=0).after  # the course's day once every lever is pulled (its floor: notebook 08)
 print(f"benchmark: machine {bench.machine.get('cpu', '?')}, {bench.machine.get('cores', '?')} cores; "
       f"{len(bench.cases)} detection cases")
 
 # %% [markdown]
 # ## Exercise 1 · The SDC term at the measured latency
 #
-# The course's floor charges silent data corruption a detection latency of `inputs.sdc_latency_min` (an hour,
-# its own judgement). The lab measured how many *steps* the four detectors took: `bench.latency_steps()` is the
-# latency of the slowest kind of case they caught (the replay's averaged over its period, as every periodic check
-# of the course is).
+# The course's floor charges silent data corruption a detection latency of `scenario.modes.sdc_latency_min` (an
+# hour, its own judgement). The lab measured how many *steps* the four detectors took: `bench.latency_steps()` is
+# the latency of the slowest kind of case they caught (the replay's averaged over its period, as every periodic
+# check of the course is), counted from the flip's step to the alarm's. A real fault strikes anywhere in its step,
+# so in minutes the latency is those steps **plus half a step**, times the fleet's step `scenario.step_min`.
 #
 # **Task.** Compute the floor's SDC term, in minutes a day, for the course's scenario when the latency is that
 # measured latency at the fleet's step time. **Answer:** `answer` (float, minutes a day, within 0.2 %).
@@ -49,16 +50,17 @@ print(f"benchmark: machine {bench.machine.get('cpu', '?')}, {bench.machine.get('
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# The latency in minutes is `bench.latency_steps()` times `inputs.step_min(scenario)` (the step, in minutes);
-# `sdc_term_min_per_day(latency_min, scenario, inputs)` is the model's SDC term at that latency.
+# The latency in minutes is `(bench.latency_steps() + 0.5) * scenario.step_min` (the step, in minutes), which is
+# what `bench.latency_min(scenario.step_min)` returns; `fl.sdc_minutes_per_day(after, latency_min)` is the model's
+# SDC term of the after-levers day at that latency.
 #
 # </details>
 
 # %% tags=["solution"]
-# Task: set `answer` to the SDC term (min a day) at latency = bench.latency_steps() x the fleet's step (minutes).
-latency_min = bench.latency_steps() * inputs.step_min(scenario)
-answer = sdc_term_min_per_day(latency_min, scenario, inputs)
-print(f"caught after {bench.latency_steps():g} steps = {60 * latency_min:.0f} s: SDC term {answer:.3f} min a day")
+# Task: set `answer` to the SDC term (min a day) at latency = (bench.latency_steps() + 1/2) x the fleet's step (minutes).
+latency_min = (bench.latency_steps() + 0.5) * scenario.step_min
+answer = fl.sdc_minutes_per_day(after, latency_min)
+print(f"caught after {bench.latency_steps():g} steps and half a step = {60 * latency_min:.0f} s: SDC term {answer:.3f} min a day")
 
 # %%
 nb14.sdc_term_at_measured_latency(answer)
@@ -69,8 +71,8 @@ nb14.sdc_term_at_measured_latency(answer)
 # the model charges every SDC:
 
 # %%
-print(f"at the assumed hour: {sdc_term_min_per_day(inputs.sdc_latency_min, scenario, inputs):.2f} min a day; "
-      f"at no latency at all: {sdc_term_min_per_day(0.0, scenario, inputs):.3f}")
+print(f"at the assumed hour: {fl.sdc_minutes_per_day(after, scenario.modes.sdc_latency_min):.2f} min a day; "
+      f"at no latency at all: {fl.sdc_minutes_per_day(after, 0.0):.3f}")
 
 # %% [markdown]
 # ## Exercise 2 · What a week's quarantine takes off the floor
@@ -82,12 +84,12 @@ print(f"at the assumed hour: {sdc_term_min_per_day(inputs.sdc_latency_min, scena
 #
 # **Task.** Compute how many minutes a day this takes off the floor of the course's scenario: the floor after the
 # levers (`after`, computed at the top) minus the same with the rate lever
-# `fl.RateLever(name, factor, "notebook 14", "")` applied. **Answer:** `saving` (float, minutes a day, within 0.5 %).
+# `RateLever(name, factor, "notebook 14", "")` applied. **Answer:** `saving` (float, minutes a day, within 0.5 %).
 # **Predict first:** more or less than a fifth of the floor?
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# `fl.RateLever("quarantine", factor, "notebook 14", "")(after)` returns the day with `factor` x the failures;
+# `RateLever("quarantine", factor, "notebook 14", "")(after)` returns the day with `factor` x the failures;
 # compare the two `.floor_minutes_per_day`.
 #
 # </details>
@@ -100,7 +102,7 @@ print(f"repeats within 7 days: {repeat.share:.1%} (identical nodes: {repeat.pois
 # %% tags=["solution"]
 # Task: set `factor` to the quarantine's factor on the rate and `saving` to the floor (min a day) without it minus with it.
 factor = quarantine_rate_factor(repeat.share, repeat.poisson_share)
-saving = after.floor_minutes_per_day - fl.RateLever("quarantine", factor, "notebook 14", "")(after).floor_minutes_per_day
+saving = after.floor_minutes_per_day - RateLever("quarantine", factor, "notebook 14", "")(after).floor_minutes_per_day
 print(f"rate x {factor:.3f}: the floor {after.floor_minutes_per_day:.2f} -> {after.floor_minutes_per_day - saving:.2f} min a day")
 
 # %%
