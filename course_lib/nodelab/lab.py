@@ -77,7 +77,7 @@ class _Job:
     dead_node_s: int = 3
     holder_keep: int | None = None  # a memory holder per node (the two-tier job), keeping this many copies
     max_no_progress_restarts: int | None = None  # the restart-loop guard's limit (None: NVRx's default)
-    read_timeout_s: int = 5  # a rendezvous store read gives up after this (short: a lost master node is noticed soon)
+    read_timeout_s: int = 15  # a rendezvous store read gives up after this (short enough that a lost master node is noticed; 5 s let an agent die on a read a machine at load 7-8 answered late)
 
 
 def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
@@ -87,7 +87,7 @@ def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
         f"keep_alive_max_attempt={job.dead_node_s}",
         "join_timeout=300",
         "last_call_timeout=1",
-        f"read_timeout={job.read_timeout_s}",  # a store read that waits on a dead node's agent gives up after 5 s, not 60
+        f"read_timeout={job.read_timeout_s}",  # a store read gives up after read_timeout_s, not torch's 60
     ])
     return [
         sys.executable, "-m", "course_lib.faultlab.launch",
