@@ -73,6 +73,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ftlab_groups_bench.py
 	$(BIN)/python benchmarks/storage_link_bench.py
 	$(BIN)/python benchmarks/incidents_bench.py
+	$(BIN)/python benchmarks/sdclab_bench.py
+	$(BIN)/python benchmarks/lemonlab_bench.py
 
 clean:
 	rm -rf build .pytest_cache

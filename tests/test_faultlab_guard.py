@@ -97,9 +97,9 @@ def test_progress_of_a_generation_is_read_from_the_event_log(tmp_path):
         log("state_loaded", step=4)
         for s in steps:
             log("step_done", step=s)
-    EventLog(path, rank=1, gen=2)("inject", step=6, kind="kill")
-    assert _progress(EventLog(path, rank=-1, gen=0), 2) == (5, 6, 1)  # every rank got to 5
-    assert _progress(EventLog(path, rank=-1, gen=0), 3) == (0, None, None)
+    EventLog(path, rank=1, gen=2, node="n1")("inject", step=6, kind="kill")
+    assert _progress(EventLog(path, rank=-1, gen=0), 2) == (5, 6, 1, "n1")  # every rank got to 5; the failed rank's node
+    assert _progress(EventLog(path, rank=-1, gen=0), 3) == (0, None, None, None)
 
 
 def test_the_rank_named_is_the_one_that_failed_first():

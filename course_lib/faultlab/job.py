@@ -28,7 +28,9 @@ event log shows a spare agent waiting in the rendezvous. Three more failure kind
 (``NODELAB_NODE`` names it; they refuse to run outside a lab namespace):
 ``node_kill`` (every process of the node SIGKILLed at once, mid-step), ``node_kill_in_ckpt``
 (the same, halfway through writing a checkpoint) and ``link_cut`` (the node's link taken
-down mid-step: it stays alive, its peers hang until the collective timeout).
+down mid-step: it stays alive, its peers hang until the collective timeout). A *lemon* node (notebook 14,
+:mod:`course_lib.nodelab.lemon`: ``NODELAB_LEMON_AFTER=n`` in its environment) fails the same way in the
+``n``-th step of every start of the job on it: it fails again each time it rejoins.
 """
 import time
 
@@ -98,6 +100,7 @@ def main(argv=None) -> int:
 
     die_with_parent()
     node = os.environ.get("NODELAB_NODE")
+    lemon_after = int(os.environ.get("NODELAB_LEMON_AFTER") or 0)  # a lemon node fails this many steps into every start
     log = EventLog(paths["events"], rank=rank, gen=gen, node=node)
     log("worker_start", t=_T_START)
     failures = cfg["failures"]
@@ -244,6 +247,9 @@ def main(argv=None) -> int:
             opt.zero_grad(set_to_none=False)
             loss = torch.nn.functional.mse_loss(model(x), y)
             loss.backward()
+            if lemon_after and step - start == lemon_after:
+                log("inject", kind="lemon", failure=None, step=step, progress=step - 1)
+                _kill_my_node()
             if mine and mine["step"] == step and mine["rank"] == rank:
                 kind = mine["kind"]
                 if kind == "corrupt_ckpt":

@@ -41,20 +41,20 @@ from ..labkit.events import EventLog, read_events
 from .guard import NoProgressError, RestartGuard
 
 
-def _progress(log: EventLog, gen: int) -> tuple[int, int | None, int | None]:
-    """Of generation ``gen``: the newest step every rank that logged one completed, and the step
-    and rank of the injected failure (None when the log has none)."""
+def _progress(log: EventLog, gen: int) -> tuple[int, int | None, int | None, str | None]:
+    """Of generation ``gen``: the newest step every rank that logged one completed, and the step,
+    rank and node of the injected failure (None when the log has none)."""
     try:
         events = [e for e in read_events(log.path) if e.get("gen") == gen]
     except ValueError:
-        return 0, None, None
+        return 0, None, None, None
     done: dict[int, int] = {}
     for e in events:
         if e["ev"] in ("step_done", "state_loaded"):
             done[e["rank"]] = max(done.get(e["rank"], 0), int(e["step"]))
     injected = [e for e in events if e["ev"] == "inject"]
     first = injected[0] if injected else {}
-    return (min(done.values()) if done else 0), first.get("step"), first.get("rank")
+    return (min(done.values()) if done else 0), first.get("step"), first.get("rank"), first.get("node")
 
 
 def _first_failed_rank(failures: dict) -> int:
@@ -139,10 +139,10 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
         return orig_restart(self, worker_group, *args, **kwargs)
 
     def _ask_guard(agent, guard, log, g, result):
-        progress, step, rank = _progress(log, g)
+        progress, step, rank, node = _progress(log, g)
         if rank is None:
             rank = _first_failed_rank(result.failures or {})
-        node = os.environ.get("FAULTLAB_NODE") or socket.gethostname()
+        node = node or os.environ.get("FAULTLAB_NODE") or socket.gethostname()  # the failed rank's node, else this one
         try:
             guard.after_failure(progress, step, node=node, rank=rank)
         except NoProgressError as exc:

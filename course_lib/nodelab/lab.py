@@ -76,6 +76,8 @@ class _Job:
     monitor_interval_s: float = 0.1
     dead_node_s: int = 3
     holder_keep: int | None = None  # a memory holder per node (the two-tier job), keeping this many copies
+    max_no_progress_restarts: int | None = None  # the restart-loop guard's limit (None: NVRx's default)
+    read_timeout_s: int = 15  # a rendezvous store read gives up after this (short enough that a lost master node is noticed; 5 s let an agent die on a read a machine at load 7-8 answered late)
 
 
 def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
@@ -85,7 +87,7 @@ def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
         f"keep_alive_max_attempt={job.dead_node_s}",
         "join_timeout=300",
         "last_call_timeout=1",
-        "read_timeout=5",  # a store read that waits on a dead node's agent gives up after 5 s, not 60
+        f"read_timeout={job.read_timeout_s}",  # a store read gives up after read_timeout_s, not torch's 60
     ])
     return [
         sys.executable, "-m", "course_lib.faultlab.launch",
@@ -98,6 +100,7 @@ def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
         "--local-addr", net.addr(i),
         "--max-restarts", str(job.max_restarts),
         "--monitor-interval", str(job.monitor_interval_s),
+        *(["--max-no-progress-restarts", str(job.max_no_progress_restarts)] if job.max_no_progress_restarts else []),
         str(job.script), str(job.cfg_path),
     ]  # fmt: skip
 
@@ -111,39 +114,69 @@ def _round_formed(events: list, node: str | None, nodes: int) -> bool:
     return any(len(members) == nodes and (node is None or node in members) for members in spawned.values())
 
 
-def _run_on_nodes(lab: Lab, job: _Job) -> float:
-    """Build the network, start the rendezvous server, the nodes and the spares, act on node losses
-    (kill the node, bring a replacement), wait for rank 0's ``done``; return the wall time."""
-    base_env = lab.env(
-        FAULTLAB_EVENTS=lab.events_path,
-        FAULTLAB_GEN_FROM="round",
-        NODELAB_IFACE=IFACE,
-        GLOO_SOCKET_IFNAME=IFACE,
-        TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1,  # see course_lib.faultlab.lab (pytorch/pytorch#135712)
-        LOGLEVEL=os.environ.get("LOGLEVEL", "WARNING"),
-    )
-    net = LabNetwork()
-    lab.on_close(net.close)
-    net.__enter__()
-    (lab.run_dir / "netns-tag").write_text(net.tag)  # every namespace of this run starts with it
-    agents: dict[str, object] = {}
-    store = [sys.executable, "-m", "course_lib.nodelab.store", SWITCH_ADDR, "0", lab.events_path]
-    lab.start("rdzv", [*net.prefix("switch"), *store], env=base_env)
-    rdzv_port = lab.wait_for("rdzv_ready", what="the rendezvous server")["port"]
+class _Cluster:
+    """The nodes of one run (notebooks 11, 14): the lab's network, the rendezvous server in the switch and
+    one torchrun agent per node. :meth:`start_node` brings up a new node, :meth:`start_agent` starts an agent
+    on an existing one (a node that rejoins after it went down), :meth:`kill_node` takes a node down whole."""
 
-    def start_node() -> str:
-        i = net.add_node()
+    def __init__(self, lab: Lab, job: _Job):
+        self.lab, self.job = lab, job
+        self.base_env = lab.env(
+            FAULTLAB_EVENTS=lab.events_path,
+            FAULTLAB_GEN_FROM="round",
+            NODELAB_IFACE=IFACE,
+            GLOO_SOCKET_IFNAME=IFACE,
+            TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1,  # see course_lib.faultlab.lab (pytorch/pytorch#135712)
+            LOGLEVEL=os.environ.get("LOGLEVEL", "WARNING"),
+        )
+        self.net = net = LabNetwork()
+        lab.on_close(net.close)
+        net.__enter__()
+        (lab.run_dir / "netns-tag").write_text(net.tag)  # every namespace of this run starts with it
+        self.agents: dict[str, object] = {}
+        self._starts: dict[str, int] = {}
+        store = [sys.executable, "-m", "course_lib.nodelab.store", SWITCH_ADDR, "0", lab.events_path]
+        lab.start("rdzv", [*net.prefix("switch"), *store], env=self.base_env)
+        self.rdzv_port = lab.wait_for("rdzv_ready", what="the rendezvous server")["port"]
+
+    def node_env(self, i: int, **extra) -> dict:
         name = f"n{i}"
-        env = dict(base_env, NODELAB_NODE=name, TIERS_NODE=name, FAULTLAB_NODE=name)
+        return dict(self.base_env, NODELAB_NODE=name, TIERS_NODE=name, FAULTLAB_NODE=name,
+                    **{k: str(v) for k, v in extra.items()})
+
+    def start_agent(self, i: int, **env) -> str:
+        """Start node ``n<i>``'s agent (and its memory holder, for the two-tier job) inside its namespace;
+        ``env``: extra variables for every process of the node. Returns the node's name."""
+        job, lab, net = self.job, self.lab, self.net
+        name = f"n{i}"
+        n = self._starts[name] = self._starts.get(name, 0) + 1
+        tag = name if n == 1 else f"{name}-{n}"  # a node that rejoins keeps its name; its logs get a new file
+        env = self.node_env(i, **env)
         if job.holder_keep is not None:  # the node's memory, beside its agent
-            holder = lab.start(f"holder-{name}", [*net.prefix(i), sys.executable, HOLDER_SCRIPT, "--host", net.addr(i),
-                                                  "--port", "0", "--keep", job.holder_keep], env=env, pipe=True)
+            holder = lab.start(f"holder-{tag}", [*net.prefix(i), sys.executable, HOLDER_SCRIPT, "--host", net.addr(i),
+                                                 "--port", "0", "--keep", job.holder_keep], env=env, pipe=True)
             line = holder.stdout.readline()
             if not line.startswith("HOLDER "):
                 lab.fail(f"the memory holder of node {name} did not start: {line!r}")
             env["TIERS_HOLDER"] = line.split()[1]
-        agents[name] = lab.start(f"agent-{name}", [*net.prefix(i), *_agent_cmd(job, net, i, rdzv_port)], env=env)
+        self.agents[name] = lab.start(f"agent-{tag}", [*net.prefix(i), *_agent_cmd(job, net, i, self.rdzv_port)], env=env)
         return name
+
+    def start_node(self, **env) -> str:
+        """A new node (namespace, link, address) and its agent; returns its name."""
+        return self.start_agent(self.net.add_node(), **env)
+
+    def kill_node(self, name: str) -> None:
+        """Every process of node ``name`` SIGKILLed at once (agent, workers, memory)."""
+        self.net.kill_node(int(name[1:]))
+
+
+def _run_on_nodes(lab: Lab, job: _Job) -> float:
+    """Build the network, start the rendezvous server, the nodes and the spares, act on node losses
+    (kill the node, bring a replacement), wait for rank 0's ``done``; return the wall time."""
+    cluster = _Cluster(lab, job)
+    net, agents = cluster.net, cluster.agents
+    start_node = cluster.start_node
 
     for _ in range(job.nodes):
         start_node()
