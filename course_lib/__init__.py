@@ -7,21 +7,24 @@ notebook that explains it. The map (course_lib/README.md has it with one line pe
 - **input**: ``scenario`` (the one record, :class:`Scenario`, with its nested ``ModeInputs`` and
   ``ReplicaInputs``; sourced defaults read once), ``data`` (checksum-verified data/ tables), ``units`` and
   ``prose`` (numbers at the edges: units, and printed sums that add up).
-- **model**: ``failures`` (rates, MTBF, Poisson intervals, Weibull), ``interval`` (Young, Daly, the one
+- **model**: ``failures`` (rates, MTBF, Poisson intervals, Weibull, the rate factors: Table 5's shares and the
+  measured lemon-node removal), ``interval`` (Young, Daly, the one
   bounded optimum), ``step``, ``sizing``, ``restart`` (one restart and the one day model),
   ``levers`` (stage and rate levers, the waterfall), ``floor`` (the floor's terms, per mode and per
   replica group), ``modes`` (hang timeouts, false kills), ``replicas`` (per-step fault tolerance entry
   points), ``uncertainty`` (the same model on arrays of draws), ``projection`` (ETTR at scale, Kokolis
   et al.'s formula shown as theirs), ``simulate`` (Monte Carlo checks), ``spares``.
 - **faces**: ``answer`` (the whole answer and the 2-minute paragraph), ``drill`` (the follow-ups), ``ledger``, ``__main__`` (the budget CLI), ``plots``,
-  ``widgets``, ``notebook``.
+  ``widgets``, ``notebook``, ``incidents`` (a real fault log in: its rate and the answer at it).
 - **grader**: ``check`` (the exercises' self-checks).
 - **checkpoint library**: ``checkpoint`` (torch).
-- **labs**: ``faultlab``, ``ftlab``, ``nodelab`` (torch, torchrun, torchft, namespaces).
+- **labs**: ``labkit`` (one lab run's processes, events and clean-up), ``faultlab``, ``ftlab``, ``nodelab`` (torch,
+  torchrun, torchft, namespaces).
 
 Imports go one way: input <- model <- faces <- grader; the labs use the input and the model, never
-the faces. The model wing imports neither matplotlib nor ipywidgets nor torch
-(tests/test_architecture.py enforces the direction for every module of the package).
+the faces. The Scenario resolves its derived inputs with model functions (shard, step, rates), and no
+module imports back into one that imports it. The model wing imports neither matplotlib nor ipywidgets nor torch
+(tests/test_architecture.py enforces the direction and the absence of cycles for every module of the package).
 """
 __all__ = ["Scenario", "MINUTES_PER_DAY"]
 __version__ = "0.1.0"

@@ -12,6 +12,11 @@ GPU. With Weibull lifetimes of shape k the minimum of N lifetimes is again Weibu
 the scale shrunk by N**(-1/k); for k < 1 (infant mortality) a freshly racked fleet meets
 its first failure far sooner than the exponential with the same per-GPU mean.
 
+Notebook 08 uses the rate factors at the end: Table 5's shares (from the counts) and lemon-node
+removal measured out of sample on the InfiniteHBD trace, clamped at 1 and bounded by what removing
+every faulty-GPU and HBM3 failure gives; the Scenario reads its lemon default here, and
+course_lib.levers builds the rate levers on these factors.
+
 Units: rates are failures per GPU-day, fleet MTBF is in hours, Weibull scales and times
 are in whatever unit the caller uses (the notebooks use days). No plotting here.
 """
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 from scipy import stats
@@ -55,6 +61,15 @@ __all__ = [
     "LogRate",
     "log_rates",
     "planned_interruptions",
+    "table5_share",
+    "rate_without_causes",
+    "TOP_TABLE5_CAUSES",
+    "kokolis_lemon_rate_factor",
+    "MeasuredLemonRemoval",
+    "measured_lemon_removal",
+    "lemon_bound",
+    "clamp_lemon_factor",
+    "lemon_node_factor",
 ]
 
 from .units import HOURS_PER_DAY, MINUTES_PER_DAY  # noqa: E402  (re-exported: HOURS_PER_DAY)
@@ -379,3 +394,108 @@ def planned_interruptions(data_dir=None) -> tuple[int, float, float]:
     count = int(every["events_high"]) - int(unexpected["events_high"])
     days = float(unexpected["period_days"])
     return count, days, count / days
+
+# --------------------------------------------------------------------------------------
+# Rate factors: Table 5's shares and lemon-node removal (the levers on the rate, course_lib.levers, use them)
+# --------------------------------------------------------------------------------------
+def table5_share(components: Iterable[str], data_dir=None) -> float:
+    """Share of Llama 3's 419 unexpected interruptions caused by ``components`` (from the counts, data/llama3_table5.csv)."""
+    from .data import llama3_table5
+
+    table = llama3_table5(data_dir)
+    counts = dict(zip(table["component"], (int(c) for c in table["count"])))
+    chosen = list(components)
+    unknown = [c for c in chosen if c not in counts]
+    if unknown or not chosen:
+        raise ValueError(f"components must be names from Table 5, one or more of {list(counts)} (got {chosen!r})")
+    return sum(counts[c] for c in set(chosen)) / sum(counts.values())
+
+
+def rate_without_causes(rate_per_gpu_day: float, components: Iterable[str], data_dir=None) -> float:
+    """The per-GPU rate once ``components`` never fail: rate x (1 - their Table 5 share)."""
+    rate = check_positive("rate_per_gpu_day", rate_per_gpu_day)
+    return rate * (1.0 - table5_share(components, data_dir))
+
+
+#: The two largest causes of Llama 3's Table 5 (by count): the population lemon nodes are drawn from.
+TOP_TABLE5_CAUSES = ("Faulty GPU", "GPU HBM3 Memory")
+
+
+def kokolis_lemon_rate_factor(data_dir=None) -> float:
+    """Kokolis et al.'s large-job failure share before and after lemon-node removal, read as a rate factor (x 0.27).
+
+    For Poisson failures over the same job lengths ``p = 1 - exp(-lambda t)``, so the rate scales as
+    ``ln(1 - p_after) / ln(1 - p_before)``. A job-level share on one cluster, not a per-GPU rate.
+    """
+    from .data import sourced
+
+    f = sourced("floor_inputs.csv", "key", data_dir)
+    before = check_open_unit("lemon_job_failure_before", f["lemon_job_failure_before"].value / 100.0)
+    after = check_open_unit("lemon_job_failure_after", f["lemon_job_failure_after"].value / 100.0)
+    return math.log1p(-after) / math.log1p(-before)
+
+
+@dataclass(frozen=True)
+class MeasuredLemonRemoval:
+    """Lemon-node removal measured out of sample on a real fleet (data/floor_inputs.csv, ``infinitehbd_lemon_*``).
+
+    factor (with its 95 % interval factor_low, factor_high): the second half's interruption rate of
+    the servers kept over the whole fleet's, once the servers with ``threshold`` or more interruptions
+    in the first half are removed (``nodes_removed``, ``capacity_removed`` of the fleet);
+    in_sample: the same threshold chosen and judged on the whole log. Computed by
+    :func:`course_lib.incidents.trace_lemon_removal` (notebook 13); tests/test_incidents_trace.py
+    recomputes every row from the trace.
+    """
+
+    factor: float
+    factor_low: float
+    factor_high: float
+    in_sample: float
+    threshold: int
+    nodes_removed: int
+    capacity_removed: float
+    source: str
+
+    @property
+    def lever_factor(self) -> float:
+        """The factor the lever uses: the measured one, clamped at 1 (above 1, removal bought nothing)."""
+        return min(self.factor, 1.0)
+
+    @property
+    def gained(self) -> bool:
+        """Whether removal lowered the rate at all out of sample (the point value below 1)."""
+        return self.factor < 1.0
+
+
+def measured_lemon_removal(data_dir=None) -> MeasuredLemonRemoval:
+    """The course's measurement of lemon-node removal on the InfiniteHBD trace (notebooks 08, 13)."""
+    from .data import sourced
+
+    f = sourced("floor_inputs.csv", "key", data_dir)
+    v = lambda k: f[f"infinitehbd_lemon_{k}"].value  # noqa: E731
+    return MeasuredLemonRemoval(check_positive("infinitehbd_lemon_factor", v("factor")), v("factor_low"), v("factor_high"),
+                                v("factor_in_sample"), int(v("threshold")), int(v("nodes_removed")),
+                                check_open_unit("infinitehbd_lemon_capacity_removed", v("capacity_removed") / 100.0),
+                                f["infinitehbd_lemon_factor"].source)
+
+
+def lemon_bound(data_dir=None) -> float:
+    """The most any lemon removal can buy: the rate without every faulty-GPU and HBM3 failure, ``1 - share`` (x 0.47)."""
+    return 1.0 - table5_share(TOP_TABLE5_CAUSES, data_dir)
+
+
+def clamp_lemon_factor(factor: float, bound: float = 0.0) -> float:
+    """A measured lemon factor as the lever's factor: at most 1 (above 1, removal bought nothing), at least ``bound``."""
+    f = check_positive("factor", factor)
+    return min(max(f, bound), 1.0)
+
+
+def lemon_node_factor(data_dir=None) -> float:
+    """The course's lemon-node factor (``Scenario.lemon_factor``'s default): measured out of sample, clamped.
+
+    The InfiniteHBD trace's factor (:func:`measured_lemon_removal`, x 1.02) clamped at 1, since a factor
+    above 1 means removal bought nothing, and never below :func:`lemon_bound` (x 0.47), what removing
+    every faulty-GPU and HBM3 failure would give. Your own fault log's factor replaces it with one line
+    (``Scenario.replace(lemon_factor=...)``).
+    """
+    return clamp_lemon_factor(measured_lemon_removal(data_dir).factor, lemon_bound(data_dir))

@@ -110,7 +110,7 @@ def _defaults_cached(data_dir) -> dict:
 
 
 def _lemon_default(data_dir):
-    from .levers import lemon_node_factor
+    from .failures import lemon_node_factor
 
     return lemon_node_factor(data_dir)
 
@@ -316,7 +316,7 @@ class Scenario(Validated):
         snapshot_cost_min, reload_after_min: None: the shard over those bandwidths.
         lemon_factor: the failure rate after removing lemon nodes, as a factor in (0, 1]; None: the
             course's, measured out of sample on the InfiniteHBD trace and clamped at 1 (removal bought
-            nothing there; :func:`course_lib.levers.lemon_node_factor`). A factor measured on your own
+            nothing there; :func:`course_lib.failures.lemon_node_factor`). A factor measured on your own
             fault log replaces it here (above 1 give 1: removal that did not lower the rate buys nothing).
     modes: :class:`ModeInputs`; replicas: :class:`ReplicaInputs`.
     """

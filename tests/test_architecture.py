@@ -30,7 +30,7 @@ WINGS = {
 }
 #: Which wings a wing may import from (itself included).
 ALLOWED = {
-    "input": {"input", "model"},  # the Scenario's sourced lemon factor is computed by levers (a lazy import at first use)
+    "input": {"input", "model"},  # the Scenario resolves derived inputs with model functions (course_lib/README.md); no cycle
     "model": {"input", "model"},
     "faces": {"input", "model", "faces", "checkpoint", "labs"},
     "grader": {"input", "model", "faces", "grader", "checkpoint", "labs"},
@@ -109,6 +109,34 @@ def test_imports_go_one_way(module):
             assert target in LAB_FACES, f"{module} (labs) imports the face {target}"
             continue
         assert t_wing in ALLOWED[wing], f"{module} ({wing}) imports {target} ({t_wing}): imports go input <- model <- faces"
+
+
+def test_no_module_imports_back_into_a_module_that_imports_it():
+    """One way also inside the wings: no import cycle among course_lib's modules, lazy imports included (the Scenario's
+    lemon default once imported levers, which imports the Scenario: the factor now lives in failures)."""
+    graph = {}
+    for module in MODULES:
+        parts = module.split(".")
+        if len(parts) > 1:
+            graph.setdefault(parts[1], set()).update(t for t in _imports(module) if t != parts[1])
+    cycles, path = [], []
+
+    def visit(node, seen):
+        if node in path:
+            cycles.append(path[path.index(node):] + [node])
+            return
+        if node in seen:
+            return
+        seen.add(node)
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt, seen)
+        path.pop()
+
+    done: set = set()
+    for node in sorted(graph):
+        visit(node, done)
+    assert not cycles, f"import cycles: {cycles}"
 
 
 def _loaded_after_import(*modules: str) -> set[str]:

@@ -173,3 +173,20 @@ def test_the_drill_engine_loads_no_screen_and_no_torch():
     code = "import json, sys, course_lib.drill; print(json.dumps(sorted(sys.modules)))"
     loaded = set(json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
     assert not {"matplotlib", "ipywidgets", "torch"} & loaded
+
+
+@pytest.mark.parametrize("n_gpus", [4096, 16384])
+def test_the_spare_verdict_is_follow_up_5s_with_its_break_even(n_gpus):
+    """Issue 24 item 6: the 2-minute answer's spare recommendation and follow-up 5 say the same net, the same verdict and
+    the same break-even reschedule, at the course's fleet and at four times it."""
+    s = Scenario().replace(n_gpus=n_gpus)
+    a, fu = answer(s, spread_draws=0), drill.ask("hot_spare", Scenario()).answer
+    v = a.spare
+    line = f"At {n_gpus:,} GPUs its faster restart saves {v.gross:.2f} min a day"
+    assert line in fu
+    said = fu.split(line)[1].split(". ")[0]
+    assert f"net **{v.net:+.2f} min a day**" in said and f"pays above a {v.break_even_min:.2f}-minute reschedule" in said
+    assert ("kept" in said) == v.pulled == (v.net > 0) == ("hot-spare restart" in a.order)
+    assert ("so keep it" in a.text) == v.pulled and ("do not keep one here" in a.text) == (not v.pulled)
+    if not v.pulled:  # the sentence gives the break-even and where the question's reschedule sits against it
+        assert f"exceeds {v.break_even_min:.2f} min" in a.text and v.reschedule_min < v.break_even_min

@@ -205,6 +205,37 @@ def test_dashboard_sentence_never_prints_more_than_the_day(n, rate):
     assert all(float(p) <= MINUTES_PER_DAY for p in re.findall(r"([\d.]+) min/day", text)), text
 
 
+def test_every_slider_corner_gives_a_plain_sentence_no_number_above_the_day_and_no_warning():
+    """Issue 24: the dashboard's corners (each slider at its end, 64 combinations) print one plain sentence each: no
+    raw exception (a hang timeout below a 1,024-GPU job's 88 s step is refused in words), no Python warning, no
+    percentage above 100 and no minutes above the day."""
+    import itertools
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from course_lib.widgets import floor as wf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        box = wf.dashboard()
+        result = next(w for w in _walk(box) if "course-result" in getattr(w, "_dom_classes", ()))
+        by_label = {w.description: w for w in _walk(box) if hasattr(w, "continuous_update")}
+        controls = [by_label[label] for label in wf.SLIDER_LABELS.values()]
+        ends = [(c.options[0][1], c.options[-1][1]) if hasattr(c, "options") else (10**c.min, 10**c.max) for c in controls]
+        refused = 0
+        for corner in itertools.product(*ends):
+            for c, v in zip(controls, corner):
+                c.value = v
+            text = result.value.replace(",", "")
+            assert "Traceback" not in text and "\n" not in text, text
+            assert all(float(p) <= 100 for p in re.findall(r"([\d.]+) %", text)), text
+            assert all(float(m) <= MINUTES_PER_DAY for m in re.findall(r"([\d.]+) min/day", text)), text
+            refused += "must" in text
+    assert 0 < refused < 64  # some corners are refused in words (the timeout below a step), most are answered
+
+
 def test_floor_figures_draw():
     import matplotlib
 

@@ -30,10 +30,12 @@ def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
     if ax is None:
         _, ax = plt.subplots(figsize=(9.0, 4.6))
     steps = list(ans.steps)
-    waterfall_chart(steps, ax=ax, title=title or (
+    waterfall_chart(steps, ax=ax, start=ans.baseline, title=title or (  # no lever saves: the baseline bar, then the floor
         f"{ans.n_gpus:,} GPUs, {ans.failures_per_day:.2g} failures a day: from the baseline to the floor"))
     f = ans.after
-    x = len(steps) + 2
+    x = len(steps) + 2 if steps else 1
+    if not steps:
+        ax.set_xlim(-1, 2)
     pct = 100 * f.floor_fraction
     ax.bar(x, pct, color="white", edgecolor=FLOOR_COLOUR, hatch="//", width=0.6, linewidth=1.5)
     ax.text(x, pct, f"{pct:.3f} %\n{f.floor_minutes_per_day:.2f} min/day", ha="center", va="bottom", fontsize=9)

@@ -31,7 +31,7 @@ from ..scenario import Scenario
 from ..units import from_minutes, to_minutes
 
 __all__ = ["FLEET_SIZES", "SLIDERS", "SLIDER_LABELS", "SYMBOLS", "dashboard_defaults", "dashboard_scenario", "dashboard_answer",
-           "floor_text", "floor_html", "dashboard"]
+           "floor_text", "floor_html", "refusal_text", "dashboard"]
 
 #: The fleet sizes the slider offers (GPUs): 1,024 to 131,072, powers of two and 1.5x between.
 FLEET_SIZES = tuple(sorted({1024 * 2**k for k in range(8)} | {1536 * 2**k for k in range(7)}))
@@ -145,6 +145,13 @@ def _sentence(a) -> str:
     )
 
 
+def refusal_text(err: ValueError) -> str:
+    """The dashboard's sentence for slider values the model refuses: the slider's name and the model's reason."""
+    name = next((n for n in SLIDERS if str(err).startswith(n)), None)
+    what = f"the slider '{SLIDER_LABELS[name]}'" if name else "these slider values"
+    return f"No answer for {what} here: {err}. Move it back into range."
+
+
 def floor_html(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     """:func:`floor_text` as the HTML the ``course-result`` widget holds."""
     return f"<b>{html.escape(floor_text(n_gpus, rate_per_gpu_day, **values))}</b>"
@@ -196,13 +203,20 @@ def dashboard(**overrides) -> widgets.VBox:
         if change is not None:
             touched.add(change["owner"].description)
         values = {k: (c.value if k == "n_gpus" or c.description in touched else None) for k, c in controls.items()}
-        ans = dashboard_answer(**values)  # one answer per slider move
+        try:
+            ans = dashboard_answer(**values)  # one answer per slider move
+        except ValueError as err:  # a combination the model refuses (a hang timeout below a step): say so in words
+            result.value = f"<b>{html.escape(refusal_text(err))}</b>"
+            with out:
+                out.clear_output()
+            return
         result.value = f"<b>{html.escape(_sentence(ans))}</b>"
         with out:
             out.clear_output(wait=True)
-            _, ax = plt.subplots(figsize=CHART_SIZE)
+            fig, ax = plt.subplots(figsize=CHART_SIZE)
             answer_waterfall(ans, ax=ax)
             plt.show()
+            plt.close(fig)  # shown; keep no figure open per slider move
 
     def new_fleet(change):
         # the shard per GPU follows the fleet, so the default reload and snapshot times do too

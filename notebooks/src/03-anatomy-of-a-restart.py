@@ -4,9 +4,9 @@
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
 # about 15 minutes each). Fix it, and say where the floor is.* [Notebook 00](00-the-question.ipynb) named the four stages of
 # a restart. This notebook puts sourced numbers on each stage, for each way a failure presents (a crash, a hang, a
-# lost host, a silent corruption), turns them into a daily budget, and applies the four levers the field uses
-# (heartbeats, hot spares, in-memory reload, a shorter interval), largest saving first and each only while it saves,
-# to see how far the 2 % falls.
+# lost host, a silent corruption), turns them into a daily budget, and applies the four levers the field uses, one
+# per stage (heartbeats on detection, hot spares on the reschedule, reload from memory, a shorter interval on the
+# rewind), in the order of what each saves at your fleet and each only while it saves, to see how far the 2 % falls.
 #
 # **Learning objectives**
 # - Split the question's 15 minutes into detection (per failure mode), rescheduling, reload and rewound work, each with a cited source.
