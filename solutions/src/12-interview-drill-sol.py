@@ -86,8 +86,10 @@ print(f"{first.lever.name} ({first.lever.stage}) saves {answer:.2f} of the stage
 nb12.first_lever_saving(answer)
 
 # %% [markdown]
-# **Why.** The heartbeat sees a crash within half a poll, but a hang only at its timeout, so the detect stage
-# shrinks without vanishing: the saving is less than the stage.
+# **Why.** The first lever is the one the printout names, and it shortens its stage without removing it: an
+# in-memory checkpoint still rewinds half its (shorter) interval and still writes, a heartbeat still sees a hang
+# only at its timeout. So its saving is less than the whole stage, and the lever that saves most depends on the
+# fleet's numbers, not on a rule of thumb: the check names the other levers' savings if you pick one of them.
 #
 # ## Exercise 3 · Young's interval with today's write
 #
@@ -145,5 +147,3 @@ nb12.floor_after_levers(answer)
 # %% [markdown]
 # **Why.** Only the rewind to the snapshot and its writes depend on the checkpoint; everything else is paid per
 # failure, so only fewer failures, a smaller D + R or stopping fewer GPUs per failure move it.
-#
-# **Next:** the [answer sheet](../ANSWER_SHEET.md) has the whole answer and the follow-ups for the course's fleet.
