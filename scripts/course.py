@@ -128,7 +128,7 @@ def short_title(path: Path) -> str:
     info = notebook_info(path)
     if path.parent.name in ("exercises", "solutions"):
         return f"{info['number']} · {'Exercises' if path.parent.name == 'exercises' else 'Solutions'}"
-    short = info["short"].split(":", 1)[0].strip()
+    short = re.split(r"(?<=\?)\s|:\s", info["short"], maxsplit=1)[0].strip()  # up to the colon, or the question mark
     return f"{info['number']} · {short[0].upper() + short[1:]}"
 
 
