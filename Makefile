@@ -69,6 +69,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/nodelab_bench.py
 	$(BIN)/python benchmarks/tiers_bench.py
 	$(BIN)/python benchmarks/ftlab_bench.py
+	$(BIN)/python benchmarks/incidents_bench.py
 
 clean:
 	rm -rf build .pytest_cache

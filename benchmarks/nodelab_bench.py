@@ -107,11 +107,11 @@ TIER_SETTINGS = {
 
 
 def tier_run(kill: tuple, work: Path) -> dict:
-    from course_lib.checkpoint.tierlab import TierLabConfig, reference_digests
-    from course_lib.nodelab import run_tier_nodelab
+    from course_lib.nodelab import NodeLoss, TierLabConfig, reference_digests, run_tier_nodelab
 
-    cfg = TierLabConfig(ballast_floats=TIER_BALLAST, step_compute_s=STEP_S)
-    res = run_tier_nodelab(cfg, kill_nodes=kill, kill_step=TIER_KILL_STEP, spares=1, run_dir=work, timeout_s=400)
+    cfg = TierLabConfig(ballast_floats=TIER_BALLAST, step_compute_s=STEP_S, spares=1,
+                        failures=[NodeLoss(TIER_KILL_STEP, nodes=tuple(int(n[1:]) for n in kill))])
+    res = run_tier_nodelab(cfg, run_dir=work, timeout_s=400)
     shutil.rmtree(work / "persisted", ignore_errors=True)
     (m,) = res.restarts
     tiers = sorted({t for _, t in res.resumed.values()})
@@ -281,7 +281,7 @@ def markdown(p: dict) -> str:
             f"Command: `{p['tiers_command']}` (this part: wall {p['tier_wall_s'] / 60:.1f} min; load average "
             f"{t['load_average_1min']} at its start)",
             "",
-            "The two-tier checkpoint's job (course_lib/checkpoint/tiers_job.py: 3 nodes x 1 rank, each rank its own shard "
+            "The two-tier checkpoint's job (course_lib/nodelab/tiers_job.py: 3 nodes x 1 rank, each rank its own shard "
             f"with {p['tier_ballast_mib']:g} MiB of extra state, a snapshot into its node's and its buddy's memory every 2 steps, "
             "every 3rd persisted) with each node's memory holder inside its namespace, one hot spare. At step "
             f"{p['tier_kill_step']}: `buddy restore` kills n1 (its shard survives in n2's memory); `persisted fallback` kills "

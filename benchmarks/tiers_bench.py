@@ -33,13 +33,13 @@ import statistics
 import sys
 import tempfile
 import time
-from contextlib import ExitStack
 from pathlib import Path
 
 from machine import machine, shown_command, write_tables  # benchmarks/machine.py (this folder is on sys.path when run as a script)
 
 from course_lib.checkpoint.state import empty_like_state, format_size, parse_size, poison_state, states_equal, toy_state
-from course_lib.checkpoint.tierlab import start_holder
+from course_lib.labkit import Lab
+from course_lib.nodelab.tierlab import start_holder
 from course_lib.checkpoint.tiers import TieredCheckpointer
 
 OUT = Path(__file__).resolve().parent / "results"
@@ -56,10 +56,10 @@ def _drop_cache(path: Path) -> None:
 
 def measure(size: int, repeats: int, work: Path) -> list[dict]:
     rows = []
-    with ExitStack() as stack:
-        _, own = start_holder(stack, keep=1)
-        _, buddy = start_holder(stack, keep=1)
-        _, empty = start_holder(stack, keep=1)  # the replacement node's fresh memory
+    with Lab(work / "holders", timeout_s=3600, prefix="tiers-bench") as stack:
+        _, own = start_holder(stack, "own", keep=1)
+        _, buddy = start_holder(stack, "buddy", keep=1)
+        _, empty = start_holder(stack, "empty", keep=1)  # the replacement node's fresh memory
         state = toy_state(size, seed=1)
         ckpt = TieredCheckpointer(state, local_holder=own, peers=[buddy], persist_dir=work, job="bench", keep=1)
         ckpt.snapshot(state, 1, persist=True)

@@ -94,6 +94,9 @@ def build_parser(prog: str = "course-budget") -> argparse.ArgumentParser:
     modes.add_argument("--spare-gpus", type=non_negative_float, metavar="N", help="idle hot-spare GPUs (>= 0; course: one 8-GPU server)")
     modes.add_argument("--spares-pooled", action="store_true", help="the spares serve other jobs: charge them nothing")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    from .incidents.cli import add_log_arguments  # --log FILE: a fault log measured (notebook 13)
+
+    add_log_arguments(p)
     return p
 
 
@@ -158,6 +161,11 @@ def main(argv=None) -> int:
         ns = parser.parse_args(args)
     except SystemExit as exc:  # argparse: --help (0) or a bad value (2)
         return int(exc.code or 0)
+
+    if getattr(ns, "log", None) is not None:  # a fault log: course_lib.incidents.cli (notebook 13)
+        from .incidents.cli import run_log
+
+        return run_log(ns, prog, scenario_from_args, mode_inputs_from_args)
 
     from .answer import answer
 

@@ -98,8 +98,12 @@ class Lesson:
 
 
 def lessons(root: Path = ROOT) -> list[Lesson]:
-    """The rows of notebooks/course.csv, in order (ValueError for a row that names no notebook)."""
-    rows = []
+    """The rows of notebooks/course.csv, in order.
+
+    ValueError for a row that names no notebook, a lesson named twice, a prerequisite that is not an
+    earlier row, and a lesson notebook (notebooks/NN-slug.ipynb) that has no row: a new notebook joins
+    the course with its row, and is never silently left off the site's path."""
+    rows: list[Lesson] = []
     with open(root / TABLE, newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             stem = row["notebook"].strip()
@@ -108,7 +112,18 @@ def lessons(root: Path = ROOT) -> list[Lesson]:
                             int(minutes) if minutes else None, row.get("classroom", "").strip(), root)
             if not (root / lesson.path).is_file():
                 raise ValueError(f"{TABLE}: row {stem!r} names no notebook (no {lesson.path})")
+            if any(r.stem == stem for r in rows):
+                raise ValueError(f"{TABLE}: {stem!r} has two rows")
+            earlier = {r.number for r in rows}
+            late = [q for q in lesson.prerequisites if q not in earlier]
+            if late:
+                raise ValueError(f"{TABLE}: the prerequisites of {stem!r} must be earlier rows (got {late})")
             rows.append(lesson)
+    listed = {r.stem for r in rows}
+    missing = sorted(p.stem for p in (root / "notebooks").glob("[0-9][0-9]-*.ipynb") if p.stem not in listed)
+    if missing:
+        raise ValueError(f"{TABLE} must have a row for every lesson: add {missing} (notebook,prerequisites,evening,"
+                         "classroom_min,classroom)")
     return rows
 
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from course_lib.checkpoint.holder import HolderClient, HolderServer, MemoryHolder
 from course_lib.checkpoint.safe import seal
 from course_lib.checkpoint.state import poison_state, states_equal
-from course_lib.checkpoint.tierlab import HOLDER_SCRIPT, TierLabConfig, reference_digests, run_tier_lab
 from course_lib.checkpoint.tiers import TieredCheckpointer, buddy_ring, load_sealed
+from course_lib.nodelab.tierlab import HOLDER_SCRIPT, NodeLoss, TierLabConfig, reference_digests, run_tier_lab
 
 
 @pytest.fixture
@@ -230,14 +230,20 @@ def test_bad_settings_name_the_parameter(tmp_path, holders, kw, name):
 def test_lab_settings_are_validated():
     with pytest.raises(ValueError, match="nodes must be an integer >= 2"):
         TierLabConfig(nodes=1)
-    with pytest.raises(ValueError, match=r"kill_nodes must hold node indices in \[1, 2\]"):
-        run_tier_lab(TierLabConfig(), kill_nodes=(0,), kill_step=3)
-    with pytest.raises(ValueError, match="kill_step must be"):
-        run_tier_lab(TierLabConfig(), kill_nodes=(1,))
-    with pytest.raises(ValueError, match="damage must name surviving nodes"):
-        run_tier_lab(TierLabConfig(), kill_nodes=(1,), kill_step=3, damage=[(1, 1, 2, "flip")])
-    with pytest.raises(ValueError, match="damage how must be one of"):
-        run_tier_lab(TierLabConfig(), kill_nodes=(1,), kill_step=3, damage=[(2, 1, 2, "melt")])
+    with pytest.raises(ValueError, match=r"failures\[0\].nodes\[0\] must be an integer >= 1"):
+        TierLabConfig(failures=[(3, (0,))])  # node 0 hosts the rendezvous
+    with pytest.raises(ValueError, match=r"failures\[0\].nodes must hold node indices in \[1, 2\]"):
+        TierLabConfig(failures=[NodeLoss(3, (3,))])
+    with pytest.raises(ValueError, match=r"failures\[0\].step must be"):
+        TierLabConfig(failures=[{"step": 0}])
+    with pytest.raises(ValueError, match="failures must hold at most one NodeLoss"):
+        TierLabConfig(failures=[NodeLoss(3), NodeLoss(5)])
+    with pytest.raises(ValueError, match=r"damage\[0\].node must name a surviving node"):
+        TierLabConfig(failures=[NodeLoss(3)], damage=[(1, 1, 2, "flip")])
+    with pytest.raises(ValueError, match=r"damage\[0\].how must be one of"):
+        TierLabConfig(failures=[NodeLoss(3)], damage=[(2, 1, 2, "melt")])
+    cfg = TierLabConfig(failures=[NodeLoss(11, (2, 1))], damage=[(0, 1, 10, "truncate")])
+    assert TierLabConfig.from_json(cfg.to_json()) == cfg and cfg.failures[0].nodes == (1, 2)
 
 
 # ----- the loopback lab: three torchrun "nodes" -----
@@ -263,17 +269,17 @@ def _status(pid) -> str:
 
 @pytest.mark.slow
 def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(tmp_path, reference):
-    res = run_tier_lab(LAB, kill_nodes=(1,), kill_step=KILL_STEP, run_dir=tmp_path, timeout_s=150)
+    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1,))]), run_dir=tmp_path, timeout_s=150)
     assert res.resumed == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
-    assert res.digests == reference
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
     assert _all_gone(res.pids)
 
 
 @pytest.mark.slow
 def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(tmp_path, reference):
-    res = run_tier_lab(LAB, kill_nodes=(1, 2), kill_step=KILL_STEP, run_dir=tmp_path, timeout_s=150)
+    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1, 2))]), run_dir=tmp_path, timeout_s=150)
     assert res.resumed == {0: (6, "persisted"), 1: (6, "persisted"), 2: (6, "persisted")}
-    assert res.digests == reference
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
     assert _all_gone(res.pids)
 
 
@@ -281,9 +287,9 @@ def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(
 def test_a_damaged_buddy_copy_is_skipped_and_every_rank_goes_back_to_a_step_all_can_load(tmp_path, reference):
     # node 1 lost; its shard's newest copy (step 10, in node 2's memory) damaged: shard 1 has step 8
     # from the buddy, so every rank resumes from 8, never from the damaged 10 and not from the older 6
-    res = run_tier_lab(LAB, kill_nodes=(1,), kill_step=KILL_STEP, damage=[(2, 1, 10, "truncate")],
+    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1,))], damage=[(2, 1, 10, "truncate")]),
                        run_dir=tmp_path, timeout_s=150)
     assert res.resumed == {0: (8, "own"), 1: (8, "buddy"), 2: (8, "own")}
     assert any("shard 1 step 10" in line and "truncated" in line for line in res.skipped[1])
-    assert res.digests == reference
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
     assert _all_gone(res.pids)

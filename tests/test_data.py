@@ -152,8 +152,8 @@ def test_one_row_per_measurement_the_h200_numbers_live_only_in_h200_host():
 
     measured = {r["key"]: r["value"] for r in load_table("h200_host.csv").rows}
     for name in manifest():
-        if name in ("h200_host.csv", "MANIFEST.csv", "sources.csv"):
-            continue
+        if name in ("h200_host.csv", "MANIFEST.csv", "sources.csv") or not name.endswith(".csv"):
+            continue  # the vendored JSON trace, the lab's JSON lines and a licence hold no H200 number
         raw = list(csv.DictReader(open(DATA_DIR / name, newline="")))
         for row in raw:
             if "h200" not in " ".join(row.values()).lower():

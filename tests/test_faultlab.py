@@ -3,7 +3,6 @@
 The torchrun runs themselves are in tests/test_faultlab_reliability.py (marked slow).
 """
 import json
-import multiprocessing as mp
 
 import pytest
 from hypothesis import given, settings
@@ -13,14 +12,12 @@ from course_lib.faultlab import (
     STAGE_NAMES,
     Failure,
     LabConfig,
-    LabResult,
-    read_events,
+    RestartResult,
     restart_stages,
     run_lab,
     same_final_state,
     to_restart_stages,
 )
-from course_lib.faultlab.events import EventLog
 from course_lib.restart import RestartStages
 
 
@@ -64,7 +61,7 @@ def test_the_default_run_folder_is_removed_when_the_process_exits():
     import sys
     from pathlib import Path
 
-    code = "from course_lib.faultlab.lab import _temporary_run_dir as t; d = t(); (d / 'f').write_text('x'); print(d)"
+    code = "from course_lib.labkit import temporary_run_dir as t; d = t('faultlab'); (d / 'f').write_text('x'); print(d)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     made = Path(out.stdout.strip())
     assert made.name.startswith("faultlab-") and not made.exists()
@@ -101,7 +98,7 @@ def test_config_json_round_trip(steps, every, timeout, monitor, snapshot, failur
 
 # ----- comparing two runs' final states -----
 def _final(tmp_path, name, *, rng_bump=None, ranks=2):
-    """A LabResult whose final file holds a fixed state; ``rng_bump`` alters one byte of that rank's RNG state."""
+    """A RestartResult whose final file holds a fixed state; ``rng_bump`` alters one byte of that rank's RNG state."""
     import torch
 
     from course_lib.checkpoint.safe import save_checkpoint
@@ -114,8 +111,8 @@ def _final(tmp_path, name, *, rng_bump=None, ranks=2):
         rng[rng_bump][-1] ^= 1
     path = tmp_path / f"{name}.pt"
     save_checkpoint({"step": 24, "applied": 24, "model": model, "optim": optim, "rng": rng}, path)
-    return LabResult(config=LabConfig(), events=[], restarts=[], final_digest=name, final_path=path, applied=24,
-                     wall_s=0.0, run_dir=tmp_path, returncode=0)
+    return RestartResult(config=LabConfig(), events=[], run_dir=tmp_path, wall_s=0.0, restarts=[], final_digest=name,
+                         final_path=path, applied=24, returncode=0)
 
 
 def test_same_final_state_compares_every_ranks_rng_state(tmp_path):
@@ -129,30 +126,7 @@ def test_same_final_state_compares_every_ranks_rng_state(tmp_path):
     assert not same_final_state(_final(tmp_path, "one", ranks=1), _final(tmp_path, "one'", ranks=1))["rng"]
 
 
-# ----- event log -----
-def _writer(path, rank, n):
-    log = EventLog(path, rank=rank, gen=0)
-    for i in range(n):
-        log("step_done", step=i, pad="x" * 200)
-    log.close()
-
-
-def test_event_log_lines_from_concurrent_processes_never_interleave(tmp_path):
-    path = tmp_path / "events.jsonl"
-    ctx = mp.get_context("fork")
-    procs = [ctx.Process(target=_writer, args=(str(path), r, 300)) for r in range(3)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(30)
-    lines = path.read_text().splitlines()
-    assert len(lines) == 900
-    assert all(json.loads(line)["ev"] == "step_done" for line in lines)
-    ev = read_events(path)
-    assert [e["t"] for e in ev] == sorted(e["t"] for e in ev)
-    assert {r: sum(e["rank"] == r for e in ev) for r in range(3)} == {0: 300, 1: 300, 2: 300}
-
-
+# ----- stages from the event log -----
 def _synthetic_log(*, agent=True, cut_short=False, resumed=4, pre=6, t_fail=100.0):
     """A hand-made log of one kill at step 7: every boundary time is known."""
     ev = []

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from course_lib import data
 from course_lib.faultlab import Failure, LabConfig, LabError, read_events, run_lab
-from course_lib.faultlab.events import EventLog
+from course_lib.labkit import EventLog
 from course_lib.faultlab.guard import NoProgressError, RestartGuard, default_max_no_progress_restarts
 from course_lib.faultlab.launch import _first_failed_rank, _pop_option, _progress
 

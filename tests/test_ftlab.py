@@ -5,7 +5,7 @@ import os
 import pytest
 
 from course_lib.faultlab import Failure
-from course_lib.faultlab.events import EventLog
+from course_lib.labkit import EventLog
 from course_lib.ftlab import (BADPUT_BUCKETS, FtConfig, LearnedHangDetector, badput_buckets, load_finals,
                               port_is_open, recoveries, restart_badput, run_ftlab)
 

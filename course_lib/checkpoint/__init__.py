@@ -2,7 +2,7 @@
 training state (``state``), four write strategies (``strategies``) and the write-cost benchmark
 (``bench``, ``python -m course_lib.checkpoint``), explained in notebook 05; the two-tier checkpoint
 (``tiers``: this node's and a buddy node's memory, held by ``holder`` processes, and the persisted
-store) and its loopback lab (``tierlab``), used in notebook 11.
+store), used in notebook 11 (its labs are :mod:`course_lib.nodelab`'s).
 
 Only ``safe`` is imported eagerly (the fault-injection job restarts often and should not pay for
 torch.distributed.checkpoint); the other names load on first use.

@@ -48,8 +48,8 @@ Guide for a multi-node lab (network namespaces, one torchrun agent per node)::
     ckpt.close()
 
 Killing a node's holder is losing that node's memory; a hot spare starts a fresh, empty holder
-and restores its shard from the buddy's copy. ``course_lib/checkpoint/tiers_job.py`` is a
-complete worker and :func:`course_lib.checkpoint.tierlab.run_tier_lab` the loopback lab (one
+and restores its shard from the buddy's copy. ``course_lib/nodelab/tiers_job.py`` is a
+complete worker and :func:`course_lib.nodelab.tierlab.run_tier_lab` the loopback lab (one
 torchrun agent per "node" on 127.0.0.1) that the tests drive.
 """
 from __future__ import annotations

@@ -3,12 +3,14 @@ restarts measured stage by stage from its own event log (notebook 07).
 
 Modules: :mod:`.spec` (what a run does: :class:`LabConfig`, :class:`Failure`),
 :mod:`.job` (the training script torchrun starts), :mod:`.launch` (torchrun with agent
-events), :mod:`.events` (the event log and the four stages), :mod:`.lab` (:func:`run_lab`),
+events), :mod:`.events` (the four stages read from the event log), :mod:`.lab` (:func:`run_lab`),
 :mod:`.results` (the committed restart benchmark, :func:`load_benchmark`).
-Only :mod:`.job` imports torch at import time.
+Only :mod:`.job` imports torch at import time. How a run starts, is watched and is torn down is
+the lab kit's (:mod:`course_lib.labkit`).
 """
-from .events import STAGE_NAMES, MeasuredRestart, read_events, restart_stages, to_restart_stages
-from .lab import LabError, LabResult, load_final, run_lab, same_final_state
+from ..labkit import LabError, read_events
+from .events import STAGE_NAMES, MeasuredRestart, restart_stages, to_restart_stages
+from .lab import RestartResult, load_final, run_lab, same_final_state
 from .results import BenchmarkSummary, load_benchmark
 from .spec import FAILURE_KINDS, SNAPSHOTS, Failure, LabConfig
 
@@ -19,7 +21,7 @@ __all__ = [
     "Failure",
     "LabConfig",
     "LabError",
-    "LabResult",
+    "RestartResult",
     "BenchmarkSummary",
     "load_benchmark",
     "MeasuredRestart",

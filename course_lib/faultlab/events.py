@@ -1,10 +1,9 @@
-"""The lab's event log and the four restart stages read from it (notebook 07).
+"""The four restart stages read from the lab's event log (notebook 07).
 
-Every process of a lab run (torchrun's agent and each worker) appends one JSON object per
-line to one file, opened with ``O_APPEND`` so that concurrent lines never interleave; each
-line carries the wall clock ``t`` (``time.time()``, one clock for the whole host), the
-event name ``ev``, the ``rank`` (``-1`` for the agent), the worker generation ``gen``
-(``TORCHELASTIC_RESTART_COUNT``: 0 for the first workers, +1 per restart) and the ``pid``.
+The log is the lab kit's (:mod:`course_lib.labkit.events`): every process of a run (torchrun's
+agent and each worker) appends records carrying the wall clock ``t``, the event name ``ev``, the
+``rank`` (``-1`` for the agent), the worker generation ``gen`` (on one host torchrun's restart count,
+across nodes the rendezvous round) and the ``pid``.
 
 Events (who writes them):
 
@@ -12,7 +11,10 @@ Events (who writes them):
 ``ev``         writer  meaning
 ============== ======= ==============================================================
 agent_start    agent   the instrumented torchrun started
-agent_noticed  agent   the agent's monitor found a failed worker (``exitcodes``)
+agent_noticed  agent   the agent decided to restart its workers: its monitor found a failed
+                       worker (``state`` FAILED, ``exitcodes``), or the rendezvous has a node
+                       waiting because a member was declared dead (``state`` NODE_WAITING)
+rdzv_waiting   agent   a spare agent joined the redundancy list of a complete round
 agent_stopped  agent   the agent stopped the surviving workers of that generation
 workers_spawned agent  the agent started a new generation of workers
 worker_start   worker  a worker process started (logged before ``import torch``)
@@ -21,7 +23,7 @@ ckpt_skipped   worker  a checkpoint failed verification and was skipped on reloa
 state_loaded   worker  the state of step ``step`` was loaded (``source``)
 step_done      worker  optimizer step ``step`` applied
 ckpt_written   worker  the checkpoint of step ``step`` was committed (rank 0)
-inject         worker  a failure of ``kind`` is injected now
+inject         worker  failure number ``failure`` (of ``kind``) is injected now
 noticed        worker  a collective raised (``reason``): a peer noticed the failure
 done           worker  the job finished (rank 0 adds the state digest)
 ============== ======= ==============================================================
@@ -32,7 +34,8 @@ failure. The stage boundaries (seconds, wall clock):
 * **detection**: failure injected -> the agent notices (the first moment the restart
   machinery knows; a peer's collective error usually comes first and is kept as
   ``peer_noticed_s``; without agent events the peer's notice is used);
-* **rescheduling**: noticed -> every rank of the new generation has its process group up
+* **rescheduling**: noticed -> every rank of the next generation that loaded a state (the next
+  one, unless a round that formed in between broke up again) has its process group up
   (teardown, process start, ``import torch``, rendezvous, communicator);
 * **reload**: -> every rank has loaded the checkpoint;
 * **rewound work**: -> every rank has again completed the step that was done before the
@@ -42,15 +45,13 @@ The four add up exactly to the restart time, failure -> back at the pre-failure 
 """
 from __future__ import annotations
 
-import json
-import os
 import statistics
-import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
+
+from ..labkit.events import read_events
+from ..restart import STAGES
 
 __all__ = [
-    "EventLog",
     "read_events",
     "MeasuredRestart",
     "restart_stages",
@@ -58,38 +59,7 @@ __all__ = [
     "STAGE_NAMES",
 ]
 
-STAGE_NAMES = ("detect", "reschedule", "reload", "rewind")
-
-
-class EventLog:
-    """Append-only JSONL event writer shared by every process of a run (one write per line)."""
-
-    def __init__(self, path: str | os.PathLike, rank: int, gen: int):
-        self.path = str(path)
-        self.rank = int(rank)
-        self.gen = int(gen)
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-
-    def __call__(self, ev: str, t: float | None = None, **fields) -> float:
-        t = time.time() if t is None else float(t)
-        rec = {"t": t, "ev": ev, "rank": self.rank, "gen": self.gen, "pid": os.getpid(), **fields}
-        os.write(self._fd, (json.dumps(rec, sort_keys=True) + "\n").encode())
-        return t
-
-    def close(self) -> None:
-        os.close(self._fd)
-
-
-def read_events(path: str | os.PathLike) -> list[dict]:
-    """All events of a log, sorted by time (a torn last line, if any, is ignored)."""
-    out = []
-    for line in Path(path).read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    out.sort(key=lambda e: e["t"])
-    return out
+STAGE_NAMES = STAGES  # the course's four stages of a restart (notebook 03), in order
 
 
 @dataclass(frozen=True)
@@ -98,7 +68,8 @@ class MeasuredRestart:
 
     kind: str
     failed_rank: int
-    gen: int  # generation that failed; the restart brought up gen + 1
+    gen: int  # generation that failed
+    resumed_gen: int  # the generation the restart brought up
     t_fail: float
     detect_s: float
     reschedule_s: float
@@ -147,6 +118,15 @@ def _all_ranks_time(events, ev, gen, ranks, **match):
     return max(times), times
 
 
+def _next_generation(events, g, ranks):
+    """The first generation after ``g`` in which every rank loaded a state (None: none did)."""
+    for n in sorted({e["gen"] for e in events if e["ev"] == "state_loaded" and e["gen"] > g}):
+        if _all_ranks_time(events, "state_loaded", n, ranks)[0] is not None \
+                and _all_ranks_time(events, "pg_ready", n, ranks)[0] is not None:
+            return n
+    return None
+
+
 def restart_stages(events: list[dict]) -> list[MeasuredRestart]:
     """One :class:`MeasuredRestart` per injected failure whose restart got back to its step.
 
@@ -171,31 +151,33 @@ def restart_stages(events: list[dict]) -> list[MeasuredRestart]:
         done_before = [e["step"] for e in events if e["ev"] == "step_done" and e["gen"] == g and e["t"] <= t_fail]
         pre = max(done_before) if done_before else inj.get("progress", 0)
         pre = max(pre, inj.get("progress", 0))
-        t_running, _ = _all_ranks_time(events, "pg_ready", g + 1, ranks)
-        t_loaded, _ = _all_ranks_time(events, "state_loaded", g + 1, ranks)
-        if t_running is None or t_loaded is None:
+        nxt = _next_generation(events, g, ranks)
+        if nxt is None:
             continue
-        loaded = _first(events, ev="state_loaded", gen=g + 1)
+        t_running, _ = _all_ranks_time(events, "pg_ready", nxt, ranks)
+        t_loaded, _ = _all_ranks_time(events, "state_loaded", nxt, ranks)
+        loaded = _first(events, ev="state_loaded", gen=nxt)
         resumed = loaded["step"]
         if resumed >= pre:
             t_back = t_loaded
         else:
-            t_back, _ = _all_ranks_time(events, "step_done", g + 1, ranks, step=pre)
+            t_back, _ = _all_ranks_time(events, "step_done", nxt, ranks, step=pre)
             if t_back is None:
                 continue
         new_steps = sorted(
-            (e["step"], e["t"]) for e in events if e["ev"] == "step_done" and e["gen"] == g + 1 and e["rank"] == ranks[0]
+            (e["step"], e["t"]) for e in events if e["ev"] == "step_done" and e["gen"] == nxt and e["rank"] == ranks[0]
         )
         diffs = [b[1] - a[1] for a, b in zip(new_steps, new_steps[1:]) if b[0] == a[0] + 1 and b[0] <= max(pre, resumed + 1)]
         if not diffs:
             diffs = [b[1] - a[1] for a, b in zip(new_steps, new_steps[1:]) if b[0] == a[0] + 1]
         step_time = statistics.median(diffs) if diffs else 0.0
-        skipped = sum(1 for e in events if e["ev"] == "ckpt_skipped" and e["gen"] == g + 1 and e["rank"] == ranks[0])
+        skipped = sum(1 for e in events if e["ev"] == "ckpt_skipped" and e["gen"] == nxt and e["rank"] == ranks[0])
         out.append(
             MeasuredRestart(
                 kind=inj["kind"],
                 failed_rank=inj["rank"],
                 gen=g,
+                resumed_gen=nxt,
                 t_fail=t_fail,
                 detect_s=t_noticed - t_fail,
                 reschedule_s=t_running - t_noticed,

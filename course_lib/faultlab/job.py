@@ -2,8 +2,8 @@
 
     torchrun --standalone --nproc-per-node 2 --max-restarts K course_lib/faultlab/job.py CONFIG.json
 
-A tiny MLP (with dropout, so the random stream matters) learns a fixed random linear map on
-synthetic data, with SGD + momentum. Everything that decides the result is a pure function of the
+The lab kit's toy problem (:mod:`course_lib.labkit.toy`: a tiny MLP with dropout, so the random
+stream matters, learns a fixed random linear map on synthetic data), with SGD + momentum. Everything that decides the result is a pure function of the
 seed, the step and the rank: the batch of step ``s`` on rank ``r`` comes from a generator
 seeded with ``(seed, s, r)``; the model is initialised from ``seed`` on every rank; the
 dropout stream of rank ``r`` starts from ``(seed, r)`` and is saved in every checkpoint.
@@ -16,9 +16,15 @@ step 0; after a restart every rank loads the newest checkpoint that verifies.
 Backend: gloo on CPU; NCCL when CUDA is available (the model and batches then live on the
 GPU of ``LOCAL_RANK``; checkpoints are always saved from CPU copies).
 
+Failures fire by state: a worker reads the event log before it joins the process group and takes
+the first failure not yet logged as injected (:func:`course_lib.labkit.next_failure`); it fires at
+its step in this generation or, if this one ends first for another reason, in the next.
+
 Across nodes (notebook 11, :mod:`course_lib.nodelab`) the same script runs on every node's
 agent; the generation is then the rendezvous round (``FAULTLAB_GEN``, set by
-:mod:`course_lib.faultlab.launch`), and three more failure kinds act on the whole node
+:mod:`course_lib.faultlab.launch`). A node loss that a hot spare is to absorb (``wait_for_spare``
+in its failure) waits, on every rank before its step (so no collective is pending), until the
+event log shows a spare agent waiting in the rendezvous. Three more failure kinds act on the whole node
 (``NODELAB_NODE`` names it; they refuse to run outside a lab namespace):
 ``node_kill`` (every process of the node SIGKILLed at once, mid-step), ``node_kill_in_ckpt``
 (the same, halfway through writing a checkpoint) and ``link_cut`` (the node's link taken
@@ -28,7 +34,6 @@ import time
 
 _T_START = time.time()  # process start, before the heavy imports (the lab's "workers restarted")
 
-import ctypes  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
@@ -40,16 +45,6 @@ from pathlib import Path  # noqa: E402
 
 
 SETUP_TIMEOUT_S = 300.0  # process-group set-up (rendezvous + connect), before the lever applies
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this worker if its launcher dies (no orphans if the lab is killed)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def _drop_page_cache(path) -> None:
@@ -90,58 +85,6 @@ def _cut_my_link() -> None:
     subprocess.run(["ip", "link", "set", "dev", iface, "down"], check=True, timeout=30)
 
 
-def state_digest(state) -> str:
-    """sha256 over every tensor (name, dtype, shape, bytes) and scalar of a nested state, in key order."""
-    import hashlib
-
-    import torch
-
-    h = hashlib.sha256()
-
-    def walk(prefix, obj):
-        if isinstance(obj, torch.Tensor):
-            t = obj.detach().cpu().contiguous()
-            h.update(f"{prefix}:{t.dtype}:{tuple(t.shape)}:".encode())
-            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
-        elif isinstance(obj, dict):
-            for k in sorted(obj, key=str):
-                walk(f"{prefix}/{k}", obj[k])
-        elif isinstance(obj, (list, tuple)):
-            for i, v in enumerate(obj):
-                walk(f"{prefix}[{i}]", v)
-        else:
-            h.update(f"{prefix}={obj!r};".encode())
-
-    walk("", state)
-    return h.hexdigest()
-
-
-def toy_model(seed: int, features: int, hidden: int):
-    """The lab's tiny MLP (with dropout, so the random stream matters), initialised from ``seed``."""
-    import torch
-
-    torch.manual_seed(seed)
-    return torch.nn.Sequential(
-        torch.nn.Linear(features, hidden), torch.nn.ReLU(), torch.nn.Dropout(0.1), torch.nn.Linear(hidden, 1)
-    )
-
-
-def toy_target(seed: int, features: int):
-    """The fixed random linear map the MLP learns."""
-    import torch
-
-    return torch.randn(features, 1, generator=torch.Generator().manual_seed(seed + 7))
-
-
-def toy_batch(seed: int, step: int, rank: int, batch: int, target):
-    """The batch of ``step`` on ``rank``: a pure function of the seed, the step and the rank."""
-    import torch
-
-    g = torch.Generator().manual_seed((seed * 1_000_003 + step) * 64 + rank)
-    x = torch.randn(batch, target.shape[0], generator=g)
-    return x, x @ target + 0.01 * torch.randn(batch, 1, generator=g)
-
-
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cfg_path = Path(argv[0])
@@ -150,13 +93,17 @@ def main(argv=None) -> int:
     rank = int(os.environ["RANK"])
     world = int(os.environ["WORLD_SIZE"])
     gen = int(os.environ.get("FAULTLAB_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
-    _die_with_parent()
+    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, spare_state
+    from course_lib.labkit.toy import state_digest, toy_batch, toy_model, toy_target
 
-    from course_lib.faultlab.events import EventLog
-
-    log = EventLog(paths["events"], rank=rank, gen=gen)
+    die_with_parent()
     node = os.environ.get("NODELAB_NODE")
-    log("worker_start", t=_T_START, **({"node": node} if node else {}))
+    log = EventLog(paths["events"], rank=rank, gen=gen, node=node)
+    log("worker_start", t=_T_START)
+    failures = cfg["failures"]
+    # read before the process group forms, so every rank of this generation sees the same log
+    index, mine = next_failure(read_events(paths["events"]), failures,
+                               recurring=bool(failures) and failures[-1]["kind"] == "bad_node")
 
     import torch
     import torch.distributed as dist
@@ -173,10 +120,6 @@ def main(argv=None) -> int:
         device = torch.device("cpu")
         backend = "gloo"
     seed, steps, every = cfg["seed"], cfg["steps"], cfg["ckpt_every"]
-    failures = cfg["failures"]
-    mine = failures[gen] if gen < len(failures) else None  # failure i fires in generation i
-    if mine is None and failures and failures[-1]["kind"] == "bad_node":
-        mine = failures[-1]  # a bad node nobody removed: the same failure in every later generation
 
     # ----- model, optimizer, data: pure functions of seed, step and rank -----
     F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
@@ -248,8 +191,7 @@ def main(argv=None) -> int:
             def half_then_die(fh):
                 fh.write(data[: len(data) // 2])
                 fh.flush()
-                log("inject", kind=mine["kind"], step=step, progress=step, bytes_written=len(data) // 2,
-                    **({"node": node} if node else {}))
+                log("inject", kind=mine["kind"], failure=index, step=step, progress=step, bytes_written=len(data) // 2)
                 if mine["kind"] == "node_kill_in_ckpt":
                     _kill_my_node()
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -284,9 +226,18 @@ def main(argv=None) -> int:
     if loaded is None:
         checkpoint(0, 0)
 
+    def wait_for_spare(step):
+        """Every rank, before the step (no collective pending): wait until a spare agent waits."""
+        log("spare_awaited", step=step)
+        while (state := spare_state(read_events(paths["events"]), time.time())) is None:
+            time.sleep(0.05)
+        log("spare_ready", step=step, state=state)
+
     # ----- train -----
     try:
         for step in range(start + 1, steps + 1):
+            if mine and mine["step"] == step and mine.get("wait_for_spare"):
+                wait_for_spare(step)
             if cfg["step_compute_s"]:
                 time.sleep(cfg["step_compute_s"])  # simulated compute of a real model's step
             x, y = batch(step)
@@ -304,21 +255,21 @@ def main(argv=None) -> int:
                         fh.write(bytes(x ^ 0xFF for x in b))
                         fh.flush()
                         os.fsync(fh.fileno())
-                    log("inject", kind=kind, step=step, progress=step - 1, file=newest.name)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1, file=newest.name)
                     os.kill(os.getpid(), signal.SIGKILL)
                 elif kind in ("kill", "bad_node"):
-                    log("inject", kind=kind, step=step, progress=step - 1)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     os.kill(os.getpid(), signal.SIGKILL)
                 elif kind == "node_kill":
-                    log("inject", kind=kind, step=step, progress=step - 1, node=node)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     _kill_my_node()
                 elif kind == "link_cut":
-                    log("inject", kind=kind, step=step, progress=step - 1, node=node)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     _cut_my_link()
                     while True:  # alive but cut off: the peers wait until their collective timeout
                         time.sleep(3600)
                 elif kind == "hang":
-                    log("inject", kind=kind, step=step, progress=step - 1)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     while True:  # never reaches the all-reduce; the agent's SIGTERM ends it
                         time.sleep(3600)
             flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])

@@ -7,7 +7,11 @@ environment variable ``FAULTLAB_EVENTS`` names the file):
 
 * ``_monitor_workers``: the first poll that finds a failed worker -> ``agent_noticed``;
 * ``_stop_workers``: the survivors are stopped -> ``agent_stopped``;
-* ``_start_workers``: a generation of workers was started -> ``workers_spawned``.
+* ``_start_workers``: a generation of workers was started -> ``workers_spawned``;
+* ``_restart_workers`` reached with healthy workers (the rendezvous has a node waiting, because a
+  member was declared dead and a spare stepped forward) -> ``agent_noticed`` with state
+  ``NODE_WAITING``: for a node that went silent, that is how the job notices it first when the
+  rendezvous's keep-alive expires before the collective timeout.
 
 The wrappers observe (they call the original and return its result), with one exception: the
 restart-loop guard (:class:`.guard.RestartGuard`). After each failure the agent notices, the
@@ -33,7 +37,7 @@ import socket
 import sys
 import time
 
-from .events import EventLog, read_events
+from ..labkit.events import EventLog, read_events
 from .guard import NoProgressError, RestartGuard
 
 
@@ -42,7 +46,7 @@ def _progress(log: EventLog, gen: int) -> tuple[int, int | None, int | None]:
     and rank of the injected failure (None when the log has none)."""
     try:
         events = [e for e in read_events(log.path) if e.get("gen") == gen]
-    except (FileNotFoundError, ValueError):
+    except ValueError:
         return 0, None, None
     done: dict[int, int] = {}
     for e in events:
@@ -73,13 +77,13 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
         from torch.distributed.elastic.agent.server.local_elastic_agent import LocalElasticAgent
     except ImportError:  # pragma: no cover - depends on the torch version
         return False
-    needed = ("_monitor_workers", "_stop_workers", "_start_workers")
+    needed = ("_monitor_workers", "_stop_workers", "_start_workers", "_restart_workers")
     if not all(hasattr(LocalElasticAgent, n) for n in needed):  # pragma: no cover
         return False
     noticed: set[int] = set()
     by_round = os.environ.get("FAULTLAB_GEN_FROM") == "round"
     if by_round:
-        _instrument_round()
+        _instrument_round(log)
 
     def gen_of(agent) -> int:
         frozen = getattr(agent, "_faultlab_gen", None)  # set when the guard spent the restarts
@@ -93,10 +97,12 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
     orig_monitor = LocalElasticAgent._monitor_workers
     orig_stop = LocalElasticAgent._stop_workers
     orig_start = LocalElasticAgent._start_workers
+    orig_restart = LocalElasticAgent._restart_workers
 
     def _monitor_workers(self, worker_group):
         result = orig_monitor(self, worker_group)
-        if result.state in (WorkerState.FAILED, WorkerState.UNHEALTHY):
+        self._faultlab_failed = result.state in (WorkerState.FAILED, WorkerState.UNHEALTHY)
+        if self._faultlab_failed:
             g = gen_of(self)
             if g not in noticed:
                 noticed.add(g)
@@ -119,6 +125,19 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
         log("workers_spawned", pids={str(k): v for k, v in out.items()})
         return out
 
+    def _restart_workers(self, worker_group, *args, **kwargs):
+        # Reached after a failure the monitor noticed, or with healthy workers when the rendezvous has
+        # a node waiting (a member was declared dead and a spare stepped forward): the agent then
+        # restarts its workers without any failure of theirs. That decision is this agent's notice.
+        if not getattr(self, "_faultlab_failed", False):  # healthy workers: the membership changed
+            g = gen_of(self)
+            if g not in noticed:
+                noticed.add(g)
+                log.gen = g
+                log("agent_noticed", state="NODE_WAITING", exitcodes={})
+        self._faultlab_failed = False
+        return orig_restart(self, worker_group, *args, **kwargs)
+
     def _ask_guard(agent, guard, log, g, result):
         progress, step, rank = _progress(log, g)
         if rank is None:
@@ -135,14 +154,26 @@ def _instrument(log: EventLog, guard: RestartGuard | None = None) -> bool:
     LocalElasticAgent._monitor_workers = _monitor_workers
     LocalElasticAgent._stop_workers = _stop_workers
     LocalElasticAgent._start_workers = _start_workers
+    LocalElasticAgent._restart_workers = _restart_workers
     return True
 
 
-def _instrument_round() -> None:
-    """After each rendezvous, ``FAULTLAB_GEN`` = the round joined (the workers inherit it)."""
-    from torch.distributed.elastic.rendezvous.dynamic_rendezvous import DynamicRendezvousHandler
+def _instrument_round(log: EventLog) -> None:
+    """After each rendezvous, ``FAULTLAB_GEN`` = the round joined (the workers inherit it); a node that
+    joins the redundancy list of a complete round (a hot spare) logs ``rdzv_waiting``."""
+    from torch.distributed.elastic.rendezvous import dynamic_rendezvous as dr
 
+    DynamicRendezvousHandler = dr.DynamicRendezvousHandler
     orig = DynamicRendezvousHandler.next_rendezvous
+    executor = getattr(dr, "_DistributedRendezvousOpExecutor", None)
+    orig_spare = getattr(executor, "_add_to_redundancy_list", None)
+    if orig_spare is not None:
+        def _add_to_redundancy_list(self, *args, **kwargs):
+            out = orig_spare(self, *args, **kwargs)
+            log("rdzv_waiting", round=self._state.round)
+            return out
+
+        executor._add_to_redundancy_list = _add_to_redundancy_list
 
     def next_rendezvous(self, *args, **kwargs):
         out = orig(self, *args, **kwargs)
@@ -169,7 +200,7 @@ def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     limit = _pop_option(argv, "--max-no-progress-restarts")
     guard = RestartGuard(None if limit is None else int(limit))
-    log = EventLog(os.environ["FAULTLAB_EVENTS"], rank=-1, gen=0)
+    log = EventLog(os.environ["FAULTLAB_EVENTS"], rank=-1, gen=0, node=os.environ.get("FAULTLAB_NODE"))
     t0 = time.time()
     from torch.distributed.run import main as torchrun_main
 

@@ -5,8 +5,9 @@ as JSON next to the run, and the training script :mod:`course_lib.faultlab.job` 
 torchrun starts reads it back. Steps are numbered 1..``steps``; "step s" is the s-th
 optimizer step, and the checkpoint "of step s" holds the state after s steps.
 
-Failure kinds (``Failure.kind``), each fired once, in its own worker generation (failure
-``i`` fires in generation ``i``, the one torchrun started after ``i`` restarts):
+Failure kinds (``Failure.kind``), each fired once, in order: a worker injects the first failure
+of the list that the event log does not yet show injected, at its step, in whatever generation gets
+there (:func:`course_lib.labkit.next_failure`; a restart that no failure caused shifts nothing):
 
 ``kill``
     SIGKILL rank ``rank`` in the middle of step ``step`` (after its backward pass, before
@@ -37,17 +38,10 @@ snapshot).
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass
 
-from .._validate import (
-    check_choice,
-    check_int_non_negative,
-    check_int_positive,
-    check_non_negative,
-    check_positive,
-)
+from .._validate import Validated, check_int_non_negative, check_int_positive, check_non_negative, check_positive, checked
+from ..labkit.config import LabConfigBase, at_least, one_of, records
 
 __all__ = ["FAILURE_KINDS", "SNAPSHOTS", "Failure", "LabConfig"]
 
@@ -56,35 +50,27 @@ SNAPSHOTS = ("disk", "memory")
 
 
 @dataclass(frozen=True)
-class Failure:
+class Failure(Validated):
     """One injected failure: ``kind`` (see module doc) at optimizer step ``step`` on ``rank``."""
 
-    kind: str
-    step: int
-    rank: int = 1
+    kind: str = checked(lambda name, value: value)  # checked against the class's KINDS below
+    step: int = checked(check_int_positive)
+    rank: int = checked(check_int_non_negative, default=1)
 
     KINDS = FAILURE_KINDS  # the kinds this class accepts (course_lib.nodelab.NodeFailure has its own)
     ON_WRITER = ("kill_in_ckpt", "corrupt_ckpt")  # kinds that strike the checkpoint writer, rank 0
     IN_CKPT = ("kill_in_ckpt",)  # kinds that strike after the step, inside its checkpoint
 
-    def __post_init__(self):
-        check_choice("kind", self.kind, self.KINDS)
-        object.__setattr__(self, "step", check_int_positive("step", self.step))
-        object.__setattr__(self, "rank", check_int_non_negative("rank", self.rank))
+    def _validate_fields(self):
+        if self.kind not in self.KINDS:
+            raise ValueError(f"kind must be one of {sorted(self.KINDS)} (got {self.kind!r})")
         if self.kind in self.ON_WRITER and self.rank != 0:
-            # the checkpoint writer is rank 0; these failures happen on the writer
-            object.__setattr__(self, "rank", 0)
+            object.__setattr__(self, "rank", 0)  # the checkpoint writer is rank 0; these failures happen on it
 
     @classmethod
     def coerce(cls, value) -> "Failure":
         """Accept a Failure, a (kind, step[, rank]) tuple or a dict."""
-        if isinstance(value, cls):
-            return value
-        if isinstance(value, dict):
-            return cls(**value)
-        if isinstance(value, (tuple, list)):
-            return cls(*value)
-        raise ValueError(f"failures must hold {cls.__name__}, (kind, step, rank) tuples or dicts (got {value!r})")
+        return records(cls)("failures", [value])[0]
 
     @property
     def progress_before(self) -> int:
@@ -92,12 +78,10 @@ class Failure:
         return self.step if self.kind in self.IN_CKPT else self.step - 1
 
     @classmethod
-    def checked_sequence(cls, failures, *, ranks: int, steps: int, ckpt_every: int) -> tuple:
-        """``failures`` as a tuple of ``cls``, each on a rank in [0, ranks), at a step in [1, steps],
-        after the previous one's pre-failure step, a checkpoint failure on a checkpoint step."""
-        if isinstance(failures, (str, bytes)) or not hasattr(failures, "__iter__"):
-            raise ValueError(f"failures must be a sequence of {cls.__name__} (got {failures!r})")
-        fs = tuple(cls.coerce(f) for f in failures)
+    def check_order(cls, fs: tuple, *, ranks: int, steps: int, ckpt_every: int) -> None:
+        """Each failure on a rank in [0, ranks), at a step in [1, steps], after the previous one's
+        pre-failure step (the next failure fires only once the job is past the last one's), a checkpoint
+        failure on a checkpoint step."""
         last = 0
         for i, f in enumerate(fs):
             if f.rank >= ranks:
@@ -106,7 +90,7 @@ class Failure:
                 raise ValueError(f"failures[{i}].step must be an integer in [1, steps={steps}] (got {f.step})")
             if f.step <= last:
                 raise ValueError(
-                    f"failures[{i}].step must be > {last} (failures fire in successive generations, "
+                    f"failures[{i}].step must be > {last} (failures fire one after the other, "
                     f"each after the previous one's pre-failure step; got {f.step})"
                 )
             if f.kind in cls.IN_CKPT and f.step % ckpt_every:
@@ -115,11 +99,10 @@ class Failure:
                     f"'{f.kind}' (got {f.step})"
                 )
             last = f.progress_before
-        return fs
 
 
 @dataclass(frozen=True)
-class LabConfig:
+class LabConfig(LabConfigBase):
     """Settings of one lab run (times in seconds; see the module doc for the levers).
 
     steps: optimizer steps of the whole job.
@@ -140,47 +123,29 @@ class LabConfig:
         stops the job (default: NVRx's, from data/restart_ranges.csv).
     """
 
-    steps: int = 24
-    ckpt_every: int = 4
-    failures: tuple = ()
-    collective_timeout_s: float = 30.0
-    monitor_interval_s: float = 0.1
-    snapshot: str = "disk"
-    step_compute_s: float = 0.02
-    state_mb: float = 0.0
-    nproc: int = 2
-    keep: int = 3
-    seed: int = 0
-    batch: int = 32
-    features: int = 16
-    hidden: int = 32
-    max_no_progress_restarts: int | None = None
+    steps: int = checked(check_int_positive, default=24)
+    ckpt_every: int = checked(check_int_positive, default=4)
+    failures: tuple = checked(records(Failure), default=())
+    collective_timeout_s: float = checked(check_positive, default=30.0)
+    monitor_interval_s: float = checked(check_positive, default=0.1)
+    snapshot: str = checked(one_of(SNAPSHOTS), default="disk")
+    step_compute_s: float = checked(check_non_negative, default=0.02)
+    state_mb: float = checked(check_non_negative, default=0.0)
+    nproc: int = checked(at_least(2, "a collective needs a peer"), default=2)
+    keep: int = checked(at_least(2, "fallback needs an older checkpoint"), default=3)
+    seed: int = checked(check_int_non_negative, default=0)
+    batch: int = checked(check_int_positive, default=32)
+    features: int = checked(check_int_positive, default=16)
+    hidden: int = checked(check_int_positive, default=32)
+    max_no_progress_restarts: int | None = checked(check_int_positive, default=None)
 
-    def __post_init__(self):
+    def _validate_fields(self):
         if self.max_no_progress_restarts is None:
             from .guard import default_max_no_progress_restarts
 
             object.__setattr__(self, "max_no_progress_restarts", default_max_no_progress_restarts())
-        object.__setattr__(self, "max_no_progress_restarts",
-                           check_int_positive("max_no_progress_restarts", self.max_no_progress_restarts))
-        object.__setattr__(self, "steps", check_int_positive("steps", self.steps))
-        object.__setattr__(self, "ckpt_every", check_int_positive("ckpt_every", self.ckpt_every))
-        check_positive("collective_timeout_s", self.collective_timeout_s)
-        check_positive("monitor_interval_s", self.monitor_interval_s)
-        check_choice("snapshot", self.snapshot, SNAPSHOTS)
-        check_non_negative("step_compute_s", self.step_compute_s)
-        check_non_negative("state_mb", self.state_mb)
-        object.__setattr__(self, "nproc", check_int_positive("nproc", self.nproc))
-        if self.nproc < 2:
-            raise ValueError(f"nproc must be an integer >= 2 (a collective needs a peer; got {self.nproc!r})")
-        object.__setattr__(self, "keep", check_int_positive("keep", self.keep))
-        if self.keep < 2:
-            raise ValueError(f"keep must be an integer >= 2 (fallback needs an older checkpoint; got {self.keep!r})")
-        object.__setattr__(self, "seed", check_int_non_negative("seed", self.seed))
-        for name in ("batch", "features", "hidden"):
-            object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
-        fs = Failure.checked_sequence(self.failures, ranks=self.nproc, steps=self.steps, ckpt_every=self.ckpt_every)
-        object.__setattr__(self, "failures", fs)
+        fs = self.failures
+        Failure.check_order(fs, ranks=self.nproc, steps=self.steps, ckpt_every=self.ckpt_every)
         for i, f in enumerate(fs):
             if f.kind == "bad_node" and i != len(fs) - 1:
                 raise ValueError(f"failures[{i}] of kind 'bad_node' must be the last failure (it recurs in every later generation)")
@@ -197,17 +162,3 @@ class LabConfig:
         if self.failures and self.failures[-1].kind == "bad_node":
             return len(self.failures) + self.max_no_progress_restarts + 2
         return len(self.failures)
-
-    def replace(self, **changes) -> "LabConfig":
-        return dataclasses.replace(self, **changes)
-
-    def to_json(self) -> str:
-        d = dataclasses.asdict(self)
-        d["failures"] = [dataclasses.asdict(f) for f in self.failures]
-        return json.dumps(d, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> "LabConfig":
-        d = json.loads(text)
-        d["failures"] = tuple(Failure(**f) for f in d.get("failures", ()))
-        return cls(**d)

@@ -11,8 +11,8 @@ from .events import BADPUT_BUCKETS, Recovery, badput_buckets, recoveries, restar
 from .hang import LearnedHangDetector, start_watchdog
 from .lab import FtResult, load_finals, port_is_open, run_ftlab
 from .results import Comparison, load_comparison, ratio_with_groups
-from .spec import FT_FAILURE_KINDS, FtConfig
+from .spec import FT_FAILURE_KINDS, FtConfig, FtFailure
 
-__all__ = ["BADPUT_BUCKETS", "FT_FAILURE_KINDS", "FtConfig", "FtResult", "LearnedHangDetector", "Recovery",
+__all__ = ["BADPUT_BUCKETS", "FT_FAILURE_KINDS", "FtConfig", "FtFailure", "FtResult", "LearnedHangDetector", "Recovery",
            "Comparison", "badput_buckets", "load_comparison", "load_finals", "ratio_with_groups", "port_is_open", "recoveries", "restart_badput", "run_ftlab",
            "start_watchdog"]

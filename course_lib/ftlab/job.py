@@ -3,7 +3,7 @@
     TORCHFT_LIGHTHOUSE=http://127.0.0.1:PORT FTLAB_GROUP=g \\
     torchrun --standalone --nproc-per-node 1 --max-restarts K course_lib/ftlab/job.py CONFIG.json
 
-Notebook 07's toy job (:func:`course_lib.faultlab.job.toy_model`, ``toy_batch``: the batch of
+The lab kit's toy problem (:func:`course_lib.labkit.toy.toy_model`, ``toy_batch``: the batch of
 step ``s`` in group ``g`` is a pure function of the seed, ``s`` and ``g``), trained with
 torchft: ``torchft.Manager`` asks the lighthouse for a quorum of the groups that are up before
 every step, ``Manager.allreduce`` averages the gradients over the groups in the quorum (gloo; one flat
@@ -65,13 +65,15 @@ def main(argv=None) -> int:
     group = int(os.environ["FTLAB_GROUP"])
     gen = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
 
-    from course_lib.faultlab.job import _die_with_parent, state_digest, toy_batch, toy_model, toy_target
-    from course_lib.faultlab.events import EventLog
     from course_lib.ftlab.hang import LearnedHangDetector, start_watchdog
+    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events
+    from course_lib.labkit.toy import state_digest, toy_batch, toy_model, toy_target
 
-    _die_with_parent()
+    die_with_parent()
     log = EventLog(paths["events"], rank=group, gen=gen)
     log("worker_start", t=_T_START)
+    earlier = read_events(paths["events"])
+    index, failure = next_failure(earlier, cfg["failures"], who=group)  # this group's first not yet injected
     logging.basicConfig(level=logging.WARNING)
 
     import torch
@@ -83,12 +85,8 @@ def main(argv=None) -> int:
     _loopback_only(tm, ht)
     torch.set_num_threads(1)
     seed, steps = cfg["seed"], cfg["steps"]
-    mine = [f for f in cfg["failures"] if f["rank"] == group]
-    failure = mine[gen] if gen < len(mine) else None
     slow = {s[0]: s[1] for s in cfg["slow"] if s[2] == group}
-    from course_lib.faultlab.events import read_events
-
-    for e in read_events(paths["events"]):  # a slow step fires once per job, not once per generation
+    for e in earlier:  # a slow step fires once per job, not once per generation
         if e["ev"] == "slow" and e["rank"] == group:
             slow.pop(e["planned"], None)
 
@@ -147,7 +145,7 @@ def main(argv=None) -> int:
         detector.begin()
         # a failure strikes at the first step >= its step in which every group takes part
         if failure is not None and step >= failure["step"] and full:
-            log("inject", kind=failure["kind"], step=step, progress=step - 1)
+            log("inject", kind=failure["kind"], failure=index, step=step, progress=step - 1)
             if failure["kind"] == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             while True:  # hang: never reaches the all-reduce; the learned timeout ends it

@@ -3,13 +3,17 @@ one torchrun agent per node, a whole node lost on purpose, a hot spare (notebook
 
 Modules: :mod:`.net` (namespaces, veth pairs, a bridge; teardown), :mod:`.spec`
 (:class:`NodeLabConfig`, :class:`NodeFailure`), :mod:`.store` (the rendezvous server),
-:mod:`.lab` (:func:`run_nodelab`), :mod:`.results` (the committed benchmark). The job itself and the event log are notebook 07's
-(:mod:`course_lib.faultlab`). Needs root: :func:`net_admin_missing` says why not.
+:mod:`.lab` (:func:`run_nodelab`, :func:`run_tier_nodelab`), :mod:`.tierlab` and :mod:`.tiers_job`
+(the two-tier checkpoint's lab and job: :class:`TierLabConfig`, :func:`run_tier_lab` on loopback
+"nodes"), :mod:`.results` (the committed benchmark). The job is notebook 07's
+(:mod:`course_lib.faultlab`); starting, watching and tearing down is the lab kit's
+(:mod:`course_lib.labkit`). Needs root: :func:`net_admin_missing` says why not.
 """
-from .lab import NodeLabUnavailable, TierNodeLabResult, run_nodelab, run_tier_nodelab
+from .lab import NodeLabUnavailable, run_nodelab, run_tier_nodelab
 from .net import LabNetwork, leftovers, net_admin_missing
 from .results import NodeLabBenchmark, load_nodelab_benchmark
 from .spec import NODE_FAILURE_KINDS, NodeFailure, NodeLabConfig
+from .tierlab import Damage, NodeLoss, TierLabConfig, TierResult, reference_digests, run_tier_lab
 
 __all__ = [
     "NODE_FAILURE_KINDS",
@@ -23,5 +27,10 @@ __all__ = [
     "net_admin_missing",
     "run_nodelab",
     "run_tier_nodelab",
-    "TierNodeLabResult",
+    "Damage",
+    "NodeLoss",
+    "TierLabConfig",
+    "TierResult",
+    "reference_digests",
+    "run_tier_lab",
 ]

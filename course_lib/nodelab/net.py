@@ -23,7 +23,6 @@ says why not, in one line, or returns ``None``.
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import shutil
 import signal
@@ -31,6 +30,8 @@ import subprocess
 import time
 import uuid
 from pathlib import Path
+
+from ..labkit.procs import die_with_parent
 
 __all__ = ["PREFIX", "SUBNET", "LabNetwork", "net_admin_missing", "leftovers", "netns_of", "remove_stale"]
 
@@ -114,14 +115,6 @@ def leftovers(tag: str = PREFIX) -> dict[str, list]:
     links = [line.split(":")[1].strip().split("@")[0] for line in r.stdout.splitlines() if tag in line]
     procs = [pid for n in names for pid in _pids_in(n)]
     return {"netns": names, "links": links, "processes": procs}
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL it if the lab's process dies (kept across exec)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:  # pragma: no cover
-        pass
 
 
 def _kill_and_delete_procs(name: str) -> None:
@@ -217,10 +210,13 @@ class LabNetwork:
     def addr(i: int) -> str:
         return f"{SUBNET}.{i + 1}"
 
+    def prefix(self, where: int | str) -> list[str]:
+        """The command prefix that runs a command inside node ``where`` (an index) or the switch (``"switch"``)."""
+        return ["ip", "netns", "exec", self.switch if where == "switch" else self.netns(where)]
+
     def popen(self, where: int | str, cmd: list[str], **kw) -> subprocess.Popen:
         """Start ``cmd`` inside node ``where`` (an index) or the switch (``"switch"``)."""
-        ns = self.switch if where == "switch" else self.netns(where)
-        proc = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], start_new_session=True, preexec_fn=_die_with_parent, **kw)
+        proc = subprocess.Popen([*self.prefix(where), *cmd], start_new_session=True, preexec_fn=die_with_parent, **kw)
         self._procs.append(proc)
         return proc
 

@@ -4,9 +4,9 @@ A :class:`NodeLabConfig` is plain data (no torch). The job is notebook 07's trai
 (:mod:`course_lib.faultlab.job`) with one rank per node (``nproc_per_node`` ranks in general),
 ``nodes`` nodes in the job and ``spares`` hot-spare nodes whose agents wait in the rendezvous.
 
-Node failure kinds (``NodeFailure.kind``), each fired once, in its own generation (failure
-``i`` strikes generation ``i``, the ``i``-th rendezvous round), on the node that runs global
-rank ``rank``:
+Node failure kinds (``NodeFailure.kind``), each fired once, in order (the first one the event
+log does not show injected fires at its step, in whatever rendezvous round gets there), on the
+node that runs global rank ``rank``:
 
 ``node_kill``
     every process of that node (its torchrun agent and its workers) SIGKILLed at once, in
@@ -18,10 +18,13 @@ rank ``rank``:
     the node of the checkpoint writer (rank 0) killed halfway through writing the checkpoint
     of step ``step`` (a multiple of ``ckpt_every``).
 
-After a node is lost the job needs ``nodes`` nodes again: an unused spare is already waiting
-in the rendezvous and takes the lost node's place; without one, the lab (standing in for the
-scheduler) provisions a new node ``replace_delay_s`` after the job noticed the loss (a fresh
-namespace and a fresh torchrun agent, which has to start up before it can join).
+After a node is lost the job needs ``nodes`` nodes again: for each of the first ``spares`` losses
+a spare is already waiting in the rendezvous (the loss waits for it: every rank holds before the
+failure's step until the spare's agent has joined the rendezvous's redundancy list, or is overdue:
+:func:`course_lib.labkit.spare_state`) and takes the
+lost node's place; for a loss beyond them, the lab (standing in for the scheduler) provisions a new
+node ``replace_delay_s`` after the job noticed the loss (a fresh namespace and a fresh torchrun
+agent, which has to start up before it can join).
 
 Checkpoints go to a folder every node sees (the lab's stand-in for shared storage), written by
 rank 0 with the course's checksummed store every ``ckpt_every`` steps.
@@ -29,11 +32,11 @@ rank 0 with the course's checksummed store every ``ckpt_every`` steps.
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 
-from .._validate import check_int_non_negative, check_int_positive, check_non_negative, check_positive
+from .._validate import check_int_non_negative, check_int_positive, check_non_negative, check_positive, checked
 from ..faultlab.spec import Failure
+from ..labkit.config import LabConfigBase, at_least, records
 
 __all__ = ["NODE_FAILURE_KINDS", "NodeFailure", "NodeLabConfig"]
 
@@ -51,13 +54,14 @@ class NodeFailure(Failure):
 
 
 @dataclass(frozen=True)
-class NodeLabConfig:
+class NodeLabConfig(LabConfigBase):
     """Settings of one nodes-lab run (times in seconds).
 
     nodes: nodes in the job (the world is ``nodes x nproc_per_node`` ranks).
-    spares: hot-spare nodes started with the job, waiting in the rendezvous.
-    replace_delay_s: without an unused spare, seconds from the job noticing a node's loss
-        (a surviving agent's ``agent_noticed``) until the lab starts a replacement node (the scheduler's provisioning time; 0: at once).
+    spares: hot-spare nodes, one waiting in the rendezvous at a time; the first ``spares`` node
+        losses are each absorbed by a spare that is already waiting when the loss strikes.
+    replace_delay_s: a loss beyond the spares: seconds from the job noticing it (an agent's
+        ``agent_noticed``) until the lab starts a replacement node (the scheduler's provisioning time; 0: at once).
     failures: the node failures, in order of strictly increasing step.
     collective_timeout_s: process-group timeout (what a cut link runs into).
     dead_node_s: the rendezvous declares a silent node dead after this many seconds
@@ -66,43 +70,27 @@ class NodeLabConfig:
     features, hidden: as in notebook 07's :class:`course_lib.faultlab.LabConfig`.
     """
 
-    steps: int = 16
-    ckpt_every: int = 4
-    failures: tuple = ()
-    nodes: int = 2
-    spares: int = 0
-    replace_delay_s: float = 0.0
-    nproc_per_node: int = 1
-    collective_timeout_s: float = 3.0
-    dead_node_s: int = 3
-    monitor_interval_s: float = 0.1
-    step_compute_s: float = 0.05
-    state_mb: float = 0.0
-    keep: int = 3
-    seed: int = 0
-    batch: int = 32
-    features: int = 16
-    hidden: int = 32
+    steps: int = checked(check_int_positive, default=16)
+    ckpt_every: int = checked(check_int_positive, default=4)
+    failures: tuple = checked(records(NodeFailure), default=())
+    nodes: int = checked(at_least(2, "a lost node needs a surviving peer"), default=2)
+    spares: int = checked(check_int_non_negative, default=0)
+    replace_delay_s: float = checked(check_non_negative, default=0.0)
+    nproc_per_node: int = checked(check_int_positive, default=1)
+    collective_timeout_s: float = checked(check_positive, default=3.0)
+    dead_node_s: int = checked(check_int_positive, default=3)
+    monitor_interval_s: float = checked(check_positive, default=0.1)
+    step_compute_s: float = checked(check_non_negative, default=0.05)
+    state_mb: float = checked(check_non_negative, default=0.0)
+    keep: int = checked(at_least(2, "fallback needs an older checkpoint"), default=3)
+    seed: int = checked(check_int_non_negative, default=0)
+    batch: int = checked(check_int_positive, default=32)
+    features: int = checked(check_int_positive, default=16)
+    hidden: int = checked(check_int_positive, default=32)
 
-    def __post_init__(self):
-        for name in ("steps", "ckpt_every", "nodes", "nproc_per_node", "keep", "dead_node_s"):
-            object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
-        if self.nodes < 2:
-            raise ValueError(f"nodes must be an integer >= 2 (a lost node needs a surviving peer; got {self.nodes!r})")
-        if self.keep < 2:
-            raise ValueError(f"keep must be an integer >= 2 (fallback needs an older checkpoint; got {self.keep!r})")
-        object.__setattr__(self, "spares", check_int_non_negative("spares", self.spares))
-        object.__setattr__(self, "seed", check_int_non_negative("seed", self.seed))
-        check_non_negative("replace_delay_s", self.replace_delay_s)
-        check_positive("collective_timeout_s", self.collective_timeout_s)
-        check_positive("monitor_interval_s", self.monitor_interval_s)
-        check_non_negative("step_compute_s", self.step_compute_s)
-        check_non_negative("state_mb", self.state_mb)
-        for name in ("batch", "features", "hidden"):
-            object.__setattr__(self, name, check_int_positive(name, getattr(self, name)))
-        fs = NodeFailure.checked_sequence(self.failures, ranks=self.world, steps=self.steps, ckpt_every=self.ckpt_every)
-        object.__setattr__(self, "failures", fs)
-        if any(f.kind == "link_cut" for f in fs) and self.collective_timeout_s > 120:
+    def _validate_fields(self):
+        NodeFailure.check_order(self.failures, ranks=self.world, steps=self.steps, ckpt_every=self.ckpt_every)
+        if any(f.kind == "link_cut" for f in self.failures) and self.collective_timeout_s > 120:
             raise ValueError(f"collective_timeout_s must be <= 120 when a link is cut (the lab would wait that long; "
                              f"got {self.collective_timeout_s!r})")
 
@@ -117,24 +105,16 @@ class NodeLabConfig:
         compares the RNG state of every rank)."""
         return self.world
 
-    def replace(self, **changes) -> "NodeLabConfig":
-        return dataclasses.replace(self, **changes)
+    def absorbed_by_spare(self, i: int) -> bool:
+        """Whether failure ``i`` (a node loss) is absorbed by a hot spare (the first ``spares`` are)."""
+        return i < self.spares
 
     def job_config(self) -> dict:
-        """The settings notebook 07's training script reads (:mod:`course_lib.faultlab.job`)."""
+        """The settings notebook 07's training script reads (:mod:`course_lib.faultlab.job`); a loss
+        that a spare absorbs waits until the spare waits in the rendezvous (``wait_for_spare``)."""
         d = {k: getattr(self, k) for k in ("steps", "ckpt_every", "collective_timeout_s", "step_compute_s",
                                            "state_mb", "keep", "seed", "batch", "features", "hidden")}
-        d["failures"] = [dataclasses.asdict(f) for f in self.failures]
+        d["failures"] = [dict(dataclasses.asdict(f), wait_for_spare=self.absorbed_by_spare(i))
+                         for i, f in enumerate(self.failures)]
         d["snapshot"] = "disk"
         return d
-
-    def to_json(self) -> str:
-        d = dataclasses.asdict(self)
-        d["failures"] = [dataclasses.asdict(f) for f in self.failures]
-        return json.dumps(d, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> "NodeLabConfig":
-        d = json.loads(text)
-        d["failures"] = tuple(NodeFailure(**f) for f in d.get("failures", ()))
-        return cls(**d)

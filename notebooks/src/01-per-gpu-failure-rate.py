@@ -77,7 +77,9 @@ print("caveat from the log:", llama["assumption"])
 #
 # A count of independent rare events is Poisson. Its exact two-sided interval (Garwood, 1936) uses the
 # chi-square distribution: `low = chi2.ppf(alpha/2, 2k)/2`, `high = chi2.ppf(1 - alpha/2, 2k + 2)/2`.
-# Dividing by the exposure (GPUs x days) turns the count interval into a rate interval.
+# Dividing by the exposure (GPUs x days) turns the count interval into a rate interval. That rests on two
+# assumptions a log can test: the events are independent (no bursts that take several nodes at once) and the
+# exposure is every GPU that could have failed. [Notebook 13](13-your-incident-log.ipynb) tests both on a real fault trace.
 
 # %%
 rate = failures.rate_per_gpu_day(events, gpus, days)

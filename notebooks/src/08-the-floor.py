@@ -193,8 +193,9 @@ print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day; the symbolic loss at thes
 #
 # ### A day is not the mean
 #
-# The floor is a mean over days. Failures are random, so one day's count is Poisson with mean $\lambda$,
-# and that day pays $D + R$ per failure it actually had. **Predict:** with about two failures a day, how
+# The floor is a mean over days. Failures are random, so one day's count is Poisson with mean $\lambda$
+# (if failures are independent: [notebook 13](13-your-incident-log.ipynb) finds bursts in a real log, which make bad days more
+# common), and that day pays $D + R$ per failure it actually had. **Predict:** with about two failures a day, how
 # often does a day have four or more?
 
 # %%
@@ -251,7 +252,8 @@ print("simulated minutes per day of useful work: " + ", ".join(
 #   large jobs (512+ GPUs) that failed on one research cluster; for Poisson failures over the same job lengths the rate
 #   scales as $\ln(1-p_{after})/\ln(1-p_{before})$. Carried over to another fleet, that factor is an illustration:
 #   it depends on how many lemons that fleet has. A fleet that already screens its nodes may gain little (a factor
-#   near 1); one like that cluster before the screening, about a factor 0.3. The course uses that cluster's number to show the effect.
+#   near 1); one like that cluster before the screening, about a factor 0.3. The course uses that cluster's number to show the effect;
+#   [notebook 13](13-your-incident-log.ipynb) measures the factor out of sample on a real fault trace.
 # - **no faulty GPUs and no HBM3 failures (a bound)**: the top causes of Llama 3's Table 5 (arXiv:2407.21783 [@llama3];
 #   shares computed from the raw counts, [notebook 01](01-per-gpu-failure-rate.ipynb)'s erratum). This is not a lever anyone can pull: it
 #   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware and burn-in buy.

@@ -109,7 +109,8 @@ else:
           f"node killed at step {kill_step}; back at step {m.pre_failure_step} after {m.total_s:.1f} s")
     for stage, s in m.stages_s().items():
         print(f"  {stage:10s} {s:6.2f} s")
-    print(f"  noticed first by its peer after {m.peer_noticed_s:.2f} s ({m.reason.split(':')[0]})")
+    if m.peer_noticed_s is not None:
+        print(f"  noticed first by its peer after {m.peer_noticed_s:.2f} s ({m.reason.split(':')[0]})")
 
 # %% [markdown]
 # The run is exact: every step the restarted job computed again gave the same loss, to the last bit, on
@@ -187,7 +188,8 @@ plt.show()
 # borrows the one number it cannot make on one machine.
 #
 # **A cut link is a hang, not a crash.** The `hot spare, link cut` row: the node is alive, its sockets stay
-# open, its peer's all-reduce waits until the collective timeout, and only then does the job re-form.
+# open, its peer's all-reduce waits until the collective timeout, and only then does the job re-form (or
+# when the rendezvous has declared the silent node dead and a waiting spare steps forward, if that comes first).
 # A host that loses power behaves like this too on a fabric that never sends a reset. A host loss is only
 # noticed quickly if something watches the node (a heartbeat, a health check), and the loss then counts in
 # the floor with a hang's detection.

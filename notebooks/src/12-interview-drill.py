@@ -254,3 +254,5 @@ drill.reveal("**The four scoring points in one line** (open it once you have ans
 # **Exercises:** [exercises/12-interview-drill-ex.ipynb](../exercises/12-interview-drill-ex.ipynb) works the four scoring points
 # out with `course_lib` instead of by hand (about 20 minutes; worked [solutions](../solutions/12-interview-drill-sol.ipynb)).
 # The whole answer for the course's fleet, with these follow-ups, is in [the answer sheet](../ANSWER_SHEET.md).
+#
+# **Next:** [notebook 13](13-your-incident-log.ipynb) takes a real fault log and tests the model's assumptions behind every number here.

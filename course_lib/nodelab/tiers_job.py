@@ -1,6 +1,6 @@
 """The two-tier checkpoint lab's worker: one shard of a toy training job per rank (notebook 11).
 
-    torchrun --nnodes N --node-rank I --nproc-per-node 1 ... course_lib/checkpoint/tiers_job.py CONFIG.json
+    torchrun --nnodes N --node-rank I --nproc-per-node 1 ... course_lib/nodelab/tiers_job.py CONFIG.json
 
 Environment: ``TIERS_HOLDER`` (this node's holder, ``host:port``), ``TIERS_NODE`` (the node's
 name, for the event log), ``TIERS_GEN`` (the lab's generation of the job; default torchrun's
@@ -18,10 +18,11 @@ uninterrupted one exactly when every shard resumed from the same step's state.
 
 Every ``every`` steps the state is snapshotted into the two memory tiers, every
 ``persist_every``-th snapshot also persisted (:class:`course_lib.checkpoint.tiers.TieredCheckpointer`).
-The lab's fault (``inject``: in generation ``gen`` at step ``step``) makes every rank wait until
-its last snapshot is replicated and meet at a barrier (so which copies exist is deterministic);
-then the rank of the first node in ``nodes`` logs ``inject`` and stops, and the lab kills those
-nodes (agent, worker and holder: the node's memory).
+The lab's fault (``failures``: the first one the event log does not show injected fires at its
+``step``, in whatever generation gets there) makes every rank wait until its last snapshot is
+replicated (and, if a spare is to absorb the loss, until a spare waits in the rendezvous) and meet
+at a barrier (so which copies exist is deterministic); then the rank of the first node in ``nodes``
+logs ``inject`` and stops, and the lab kills those nodes (agent, worker and holder: the node's memory).
 """
 import time
 
@@ -98,13 +99,12 @@ def main(argv=None) -> int:
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     gen = int(os.environ.get("TIERS_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
     node = os.environ.get("TIERS_NODE", "node")
-    from course_lib.faultlab.job import _die_with_parent
+    from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, spare_state
 
-    _die_with_parent()
-    from course_lib.faultlab.events import EventLog
-
-    log = EventLog(cfg["events"], rank=rank, gen=gen)
-    log("worker_start", t=_T_START, node=node)
+    die_with_parent()
+    log = EventLog(cfg["events"], rank=rank, gen=gen, node=node)
+    log("worker_start", t=_T_START)
+    index, mine = next_failure(read_events(cfg["events"]), cfg.get("failures", []))  # before the group forms
 
     from datetime import timedelta
 
@@ -126,18 +126,21 @@ def main(argv=None) -> int:
         ckpt.snapshot(state, 0, persist=True)
     else:
         start, tier = got.step, got.tier
-    log("state_loaded", step=start, source=tier, node=node, restore_s=got.seconds if got else 0.0,
+    log("state_loaded", step=start, source=tier, restore_s=got.seconds if got else 0.0,
         skipped=list(got.skipped) if got else [])
-    inject = cfg.get("inject")
-    mine = inject if inject and inject["gen"] == gen else None
 
     try:
         for step in range(start + 1, cfg["steps"] + 1):
             if mine and step == mine["step"]:
                 ckpt.wait()  # every rank's newest snapshot is replicated: the copies that exist are known
+                if mine.get("wait_for_spare"):  # no collective is pending while every rank waits
+                    log("spare_awaited", step=step)
+                    while (state := spare_state(read_events(cfg["events"]), time.time())) is None:
+                        time.sleep(0.05)
+                    log("spare_ready", step=step, state=state)
                 dist.barrier()
                 if node == mine["nodes"][0]:
-                    log("inject", kind="node_kill", step=step, progress=step - 1, nodes=mine["nodes"], node=node)
+                    log("inject", kind=mine["kind"], failure=index, step=step, progress=step - 1, nodes=mine["nodes"])
                     while True:  # the lab kills this node now
                         time.sleep(3600)
             if cfg.get("step_compute_s"):
@@ -155,7 +158,7 @@ def main(argv=None) -> int:
     except Exception as exc:  # a peer is gone: the collective raised
         log("noticed", reason=f"{type(exc).__name__}: {exc}"[:300])
         os._exit(1)
-    log("done", step=cfg["steps"], digest=final_digest(state), node=node)
+    log("done", step=cfg["steps"], digest=final_digest(state))
     dist.destroy_process_group()
     os._exit(0)
 

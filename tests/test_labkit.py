@@ -1,0 +1,205 @@
+"""The lab kit (course_lib.labkit): the event log survives a writer killed mid-write, a wait that
+runs past its deadline fails with the output tail of the run's processes, the clean-up runs when the
+lab raises (also on Ctrl-C), and failures are injected by state (the first one not yet injected)."""
+import json
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from course_lib.labkit import (EventLog, Lab, LabError, leftovers, next_failure, pids_with_token, read_events,
+                               waiting_nodes)
+from course_lib.labkit.config import records
+from course_lib.labkit.events import RS
+
+
+# ----- the event log -----
+def _writer(path, rank, n):
+    log = EventLog(path, rank=rank, gen=0)
+    for i in range(n):
+        log("step_done", step=i, pad="x" * 200)
+    log.close()
+
+
+def test_records_from_concurrent_processes_never_interleave(tmp_path):
+    path = tmp_path / "events.jsonl"
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_writer, args=(str(path), r, 300)) for r in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(30)
+    chunks = [c for c in path.read_bytes().split(RS) if c.strip()]
+    assert len(chunks) == 900 and all(json.loads(c)["ev"] == "step_done" for c in chunks)
+    ev = read_events(path)
+    assert [e["t"] for e in ev] == sorted(e["t"] for e in ev)
+    assert {r: sum(e["rank"] == r for e in ev) for r in range(3)} == {0: 300, 1: 300, 2: 300}
+
+
+_TORN = """
+import os, signal, sys
+from course_lib.labkit import EventLog
+log = EventLog(sys.argv[1], rank=1)
+log("step_done", step=1)
+rec = b'\\x1e{"ev": "step_done", "gen": 0, "pid": 1, "rank": 1, "step": 2, "t": 5.0, "pad": "' + b"y" * 500
+os.write(os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND), rec[: len(rec) // 2])  # half a record, then the kill
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_killed_mid_write_leaves_no_partial_event(tmp_path):
+    path = tmp_path / "events.jsonl"
+    p = subprocess.run([sys.executable, "-c", _TORN, str(path)], timeout=60)
+    assert p.returncode == -signal.SIGKILL
+    EventLog(path, rank=0)("step_done", step=3)  # the next writer appends right after the torn tail
+    assert [(e["rank"], e["step"]) for e in read_events(path)] == [(1, 1), (0, 3)]
+
+
+def test_a_writer_killed_at_any_moment_leaves_only_complete_events(tmp_path):
+    path = tmp_path / "events.jsonl"
+    code = ("import sys\nfrom course_lib.labkit import EventLog\nlog = EventLog(sys.argv[1], rank=2)\n"
+            "i = 0\nwhile True:\n    log('step_done', step=i, pad='z' * 20000); i += 1\n")
+    p = subprocess.Popen([sys.executable, "-c", code, str(path)])
+    while not path.exists() or path.stat().st_size < 2_000_000:
+        time.sleep(0.01)
+    p.kill()
+    p.wait(30)
+    EventLog(path, rank=0)("done")
+    ev = read_events(path)
+    steps = [e["step"] for e in ev if e["rank"] == 2]
+    assert steps == list(range(len(steps))) and all(len(e["pad"]) == 20000 for e in ev if e["rank"] == 2)
+    assert ev[-1]["ev"] == "done"
+
+
+# ----- waiting and the deadline -----
+def test_wait_for_returns_the_event_once_logged(tmp_path):
+    with Lab(tmp_path, timeout_s=60) as lab:
+        code = ("import sys, time\nfrom course_lib.labkit import EventLog\ntime.sleep(0.3)\n"
+                "EventLog(sys.argv[1], rank=0)('step_done', step=6)\n")
+        lab.start("worker", [sys.executable, "-c", code, lab.events_path])
+        e = lab.wait_for("step_done", step=6)
+    assert e["step"] == 6 and e["rank"] == 0
+
+
+def test_wait_for_fails_with_the_tail_of_the_workers_output_when_the_deadline_passes(tmp_path):
+    with Lab(tmp_path, timeout_s=1.5) as lab:
+        lab.start("worker", [sys.executable, "-c", "import time; print('worker: stuck before step 6', flush=True); "
+                             "time.sleep(600)"])
+        with pytest.raises(LabError) as err:
+            lab.wait_for("step_done", step=6)
+    msg = str(err.value)
+    assert "timed out waiting for event 'step_done'" in msg and "worker: stuck before step 6" in msg
+    assert "--- worker.log" in msg
+
+
+def test_wait_for_fails_at_once_when_the_processes_that_could_log_it_are_gone(tmp_path):
+    with Lab(tmp_path, timeout_s=60) as lab:
+        p = lab.start("worker", [sys.executable, "-c", "print('worker: crashed')"])
+        t0 = time.monotonic()
+        with pytest.raises(LabError, match="worker: crashed"):
+            lab.wait_for("step_done", alive=lambda: p.poll() is None)
+    assert time.monotonic() - t0 < 30
+
+
+# ----- the clean-up contract -----
+_SPAWNER = ("import subprocess, sys, time\n"
+            "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], start_new_session=True)\n"
+            "print(c.pid, flush=True); time.sleep(600)\n")
+
+
+def _gone(pid) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, KeyboardInterrupt])
+def test_clean_up_runs_when_the_lab_raises(tmp_path, exc):
+    """A process and its grandchild in a session of its own (as torchrun starts workers), a temporary path:
+    all gone when the lab's block raises, an error or Ctrl-C alike."""
+    with pytest.raises(exc):
+        with Lab(tmp_path, timeout_s=60) as lab:
+            p = lab.start("spawner", [sys.executable, "-c", _SPAWNER], pipe=True)
+            grandchild = int(p.stdout.readline())
+            scratch = lab.temporary_path("scratch")
+            scratch.mkdir()
+            token = lab.token
+            assert not _gone(p.pid) and not _gone(grandchild)
+            raise exc("boom")
+    assert _gone(p.pid) and _gone(grandchild)  # the grandchild was in a session of its own: found by the token
+    assert pids_with_token(token) == set() and not scratch.exists()
+    assert leftovers() == {"processes": [], "ports": [], "paths": []}
+
+
+def test_start_refuses_an_environment_without_the_runs_token(tmp_path):
+    with Lab(tmp_path, timeout_s=10) as lab:
+        with pytest.raises(ValueError, match="Lab.env"):
+            lab.start("x", [sys.executable, "-c", "pass"], env=dict(os.environ))
+
+
+# ----- injection by state -----
+FAILURES = [{"kind": "kill", "step": 5, "rank": 1}, {"kind": "hang", "step": 9, "rank": 0},
+            {"kind": "kill", "step": 12, "rank": 1}]
+
+
+def _inject(i, rank):
+    return {"t": float(i), "ev": "inject", "rank": rank, "gen": 7, "pid": 1, "failure": i}
+
+
+def test_the_next_failure_is_the_first_not_yet_injected_whatever_the_generation():
+    assert next_failure([], FAILURES) == (0, FAILURES[0])
+    # any number of generations without an injection (a restart no failure caused) shifts nothing
+    restarts = [{"t": 0.5, "ev": "workers_spawned", "rank": -1, "gen": g, "pid": 2} for g in range(5)]
+    assert next_failure(restarts, FAILURES) == (0, FAILURES[0])
+    assert next_failure(restarts + [_inject(0, 1)], FAILURES) == (1, FAILURES[1])
+    done = [_inject(i, f["rank"]) for i, f in enumerate(FAILURES)]
+    assert next_failure(done, FAILURES) == (None, None)
+    assert next_failure(done, FAILURES, recurring=True) == (2, FAILURES[2])  # a bad node nobody removed
+    # per replica group: group 1's failures are 0 and 2
+    assert next_failure([_inject(0, 1)], FAILURES, who=1) == (2, FAILURES[2])
+    assert next_failure([_inject(0, 1)], FAILURES, who=0) == (1, FAILURES[1])
+
+
+def test_a_spare_waits_from_joining_the_redundancy_list_until_it_takes_a_place():
+    def agent(t, ev, node):
+        return {"t": t, "ev": ev, "rank": -1, "gen": 0, "pid": 3, "node": node}
+
+    log = [agent(1, "workers_spawned", "n0"), agent(1, "workers_spawned", "n1"), agent(2, "rdzv_waiting", "n2")]
+    assert waiting_nodes(log) == {"n2"}
+    assert waiting_nodes(log + [agent(3, "workers_spawned", "n2")]) == set()
+    lost = {"t": 3, "ev": "inject", "rank": 0, "gen": 0, "pid": 4, "node": "n2"}
+    assert waiting_nodes(log + [lost]) == set()
+
+
+def test_a_list_of_records_names_the_bad_item():
+    from course_lib.faultlab import Failure
+
+    check = records(Failure)
+    assert check("failures", [("kill", 3), {"kind": "hang", "step": 4, "rank": 0}]) == (Failure("kill", 3),
+                                                                                        Failure("hang", 4, 0))
+    with pytest.raises(ValueError, match=r"^failures\[1\].step must be an integer >= 1"):
+        check("failures", [("kill", 3), ("kill", 0)])
+    with pytest.raises(ValueError, match=r"^failures must be a sequence of Failure"):
+        check("failures", "kill")
+
+
+def test_a_loss_waits_for_the_spare_until_it_waits_or_is_overdue_by_the_measured_start_up():
+    from course_lib.labkit import spare_state
+    from course_lib.labkit.events import SPARE_MARGIN
+
+    def agent(t, ev, node):
+        return {"t": t, "ev": ev, "rank": -1, "gen": 0, "pid": 3, "node": node}
+
+    # the job's own start-up: agent start -> workers spawned, 5 s for the slower node
+    log = [agent(0, "agent_start", "n0"), agent(1, "agent_start", "n1"), agent(4, "workers_spawned", "n0"),
+           agent(6, "workers_spawned", "n1"), agent(10, "agent_start", "n2")]
+    assert spare_state(log, now=10 + SPARE_MARGIN * 5 - 0.1) is None  # the spare is still starting
+    assert spare_state(log, now=10 + SPARE_MARGIN * 5 + 0.1) == "overdue"
+    assert spare_state(log + [agent(12, "rdzv_waiting", "n2")], now=12) == "waiting"
+    assert spare_state(log[:4], now=1e9) is None  # no spare started yet: nothing is overdue
