@@ -20,9 +20,10 @@ $(STAMP): pyproject.toml
 
 ## make course: execute every notebook in order (papermill) into build/notebooks, build the course
 ## website from them into build/site (open build/site/index.html), print the answer table.
-## FLEET=16384 runs the whole course for another fleet.
+## PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4" runs the whole course for another scenario (any name of
+## course_lib.scenario.PARAMETERS, the names of every notebook's parameters cell); FLEET=16384 is n_gpus alone.
 course: $(STAMP)
-	$(BIN)/python scripts/run_course.py $(if $(FLEET),--param n_gpus=$(FLEET))
+	$(BIN)/python scripts/run_course.py $(foreach p,$(PARAMS),--param $(p)) $(if $(FLEET),--param n_gpus=$(FLEET))
 
 ## make site: only the website, from the committed (already executed) notebooks (seconds).
 site: $(STAMP)
@@ -64,6 +65,7 @@ app: $(STAMP)
 ## make bench: the benchmarks (ratios measured in one run; tables in benchmarks/results/)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/simulate_bench.py
+	$(BIN)/python benchmarks/answer_bench.py
 	$(BIN)/python benchmarks/checkpoint_bench.py --sizes 256MiB,1GiB --repeats 5 --ranks 1 2
 	$(BIN)/python benchmarks/faultlab_bench.py
 	$(BIN)/python benchmarks/nodelab_bench.py

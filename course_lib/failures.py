@@ -54,6 +54,7 @@ __all__ = [
     "table5_erratum",
     "LogRate",
     "log_rates",
+    "planned_interruptions",
 ]
 
 from .units import HOURS_PER_DAY, MINUTES_PER_DAY  # noqa: E402  (re-exported: HOURS_PER_DAY)
@@ -362,3 +363,19 @@ def log_rates(table=None, confidence: float = 0.95) -> list[LogRate]:
         _, ci_hi = rate_ci_per_gpu_day(hi_e, gpus, days, confidence)
         out.append(LogRate(run, r_lo, r_hi, ci_lo, ci_hi, row["counted"], row["assumption"], row["source"], row["label"]))
     return out
+
+
+def planned_interruptions(data_dir=None) -> tuple[int, float, float]:
+    """Llama 3's planned interruptions: ``(count, days, per day)``, 47 in 54 days, about 0.87 a day (notebook 08, the drill).
+
+    All job interruptions less the unexpected ones over the same snapshot (data/failure_logs.csv). They
+    are counted per job, not per GPU, so a bigger fleet does not have more of them (an assumption).
+    """
+    from . import data
+
+    logs = data.failure_logs(data_dir)
+    rows = {r["run"]: r for r in logs.rows}
+    unexpected, every = rows["Llama 3 405B"], rows["Llama 3 405B (with planned)"]
+    count = int(every["events_high"]) - int(unexpected["events_high"])
+    days = float(unexpected["period_days"])
+    return count, days, count / days

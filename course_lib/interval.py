@@ -55,6 +55,7 @@ __all__ = [
     "complete_loss_fraction",
     "split_work",
     "bounded_interval",
+    "best_interval",
     "write_cost_for_interval",
     "stalled_waste",
     "YoungDerivation",
@@ -217,6 +218,40 @@ def bounded_interval(write_cost, mtbf, min_interval):
     tau = optimal_interval_exact(write_cost, mtbf)
     floor = _check("min_interval", min_interval)
     return _out(np.maximum(tau, floor))
+
+
+def best_interval(write_cost, mtbf, fixed=0.0, share=1.0, min_interval=0.0):
+    """The interval that minimises the course's day model, bounded below (notebooks 03, 06, 08; the one
+    bounded optimum every caller uses).
+
+    The day model (:mod:`course_lib.restart`) loses ``1 - (1 - (R + s tau/2)/M) tau / (tau + delta)``
+    of the day: ``R`` (``fixed``) the minutes per failure that do not depend on the interval, ``s``
+    (``share``) the share of failures that rewind half of it. Setting the derivative to zero gives::
+
+        tau* = -delta + sqrt(delta^2 + 2 delta (M - R) / s)
+
+    (Young's ``sqrt(2 delta M)`` when ``delta``, ``R`` << ``M``; the form of Saxena et al.'s
+    availability optimum), and the loss is unimodal in ``tau``, so the bounded optimum is
+    ``max(tau*, min_interval)``: a checkpoint cannot start before the previous copy has finished nor
+    be taken more often than once a step (GEMINI). With no write cost, or failures faster than the
+    restart (``M <= R``: every interval loses the whole day), the bound itself; with ``s = 0`` (no
+    failure restores the latest checkpoint) the interval only costs writes: ``max(M, min_interval)``.
+    Numbers or arrays (broadcast); every argument is validated (write_cost, fixed, min_interval >= 0;
+    mtbf > 0; share in [0, 1]).
+    """
+    delta = _check("write_cost", write_cost, allow_zero=True)
+    m = _check("mtbf", mtbf)
+    r = _check("fixed", fixed, allow_zero=True)
+    s = _check("share", share, allow_zero=True)
+    if np.any(np.asarray(s) > 1):
+        raise ValueError(f"share must be a finite number in [0, 1] (got {share!r})")
+    bound = _check("min_interval", min_interval, allow_zero=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = delta**2 + 2.0 * delta * (m - r) / np.where(s > 0, s, 1.0)
+        tau = -delta + np.sqrt(np.maximum(inner, 0.0))
+    tau = np.where((m > r) & (delta > 0), tau, 0.0)
+    tau = np.where(s > 0, tau, np.maximum(m, bound))
+    return _out(np.maximum(tau, bound))
 
 
 def stalled_waste(interval, write_cost, mtbf, copy_time, restart=0.0):

@@ -1,98 +1,105 @@
-"""Anatomy of a restart: the four stages of one failure, the daily budget, and the levers.
+"""One restart and one day: the course's only model of what failures cost (notebook 03; 08 and 09 use it).
 
-Notebook 03 explains this module (notebook 08 reuses it for the floor). Every unplanned
-restart costs, in order, **detection** (the job notices), **rescheduling** (tear down,
-replace the node, restart processes, rebuild communicators), **reload** (read the last
-checkpoint back) and **rewound work** (the steps since that checkpoint, on average half
-the checkpoint interval). A :class:`RestartBudget` multiplies one restart by the failures
-per day; a *lever* is a named function that takes a budget and returns a new one with one
-stage made cheaper, carrying the source of its number.
+Every unplanned restart costs, in order, **detection** (the job notices), **rescheduling** (tear
+down, replace the node, restart processes, rebuild communicators), **reload** (read the last
+checkpoint back) and **rewound work** (the steps since that checkpoint: on average half the
+checkpoint interval; a silent corruption rewinds further, past its detection latency, to a
+persisted checkpoint older than it). The four differ by failure mode (:data:`MODES`): a crash is
+seen within a launcher poll, a hang only at a timeout, a lost host takes its memory with it, an SDC
+is seen late. A :class:`RestartBudget` holds one day: the failures per day, each mode's stages
+(:class:`ModeCost`), the checkpoint interval and its blocking write cost.
 
-Units: **every time in this module is in minutes** (fields, arguments, results), except
-where a name says otherwise (``*_per_day`` is minutes per day). The numbers of the
-outside world come from ``data/restart_stages.csv`` and ``data/levers.csv`` (sources per
-row), never from literals here.
+The day model (renewal-reward with a wall-clock failure rate)
+-------------------------------------------------------------
+Failures arrive at ``lambda`` a day; each costs its mode's ``X_k = D_k + S_k + L_k + rewind_k`` minutes
+of the job (a failure that strikes while the job is still recovering from another adds its own), so
+the job is recovering a share ``rho = min(lambda X / T, 1)`` of the day of ``T`` minutes, ``X`` the
+share-weighted mean. Of the rest it trains ``tau / (tau + delta)``: every checkpoint interval ``tau``
+of training is followed by a blocking write ``delta``. An idle hot spare wastes a share ``i`` of the
+GPUs paid for. The share of the day lost is::
 
-The first-order waste model
----------------------------
-With failures at rate ``lambda`` per day, a restart cost ``R = detect + reschedule +
-reload``, a checkpoint interval ``tau`` (mean rewind ``tau / 2``) and a blocking write
-cost ``delta`` per checkpoint, the minutes lost per day are::
+    loss = 1 - (1 - i) (1 - rho) tau / (tau + delta)
 
-    lambda * (R + tau / 2)           restarts (the question's 2 %: two restarts x 15 min)
-  + delta * MINUTES_PER_DAY / tau    checkpoint writes (reported separately as "write")
+exactly ``lambda X / T`` plus the writes while ``lambda X`` is below a day (so "two a day x 15 min =
+30 min" is exact, not a first-order approximation), never above 1 (at ``lambda X >= T`` the job never
+catches up: 100 %), and never more minutes than the day has. The floor is the same day with the
+write cost at zero and the interval at one step (a checkpoint cannot be taken more often than once a
+step), so ``floor <= after the levers <= baseline <= 100 %`` holds by construction
+(tests/test_restart.py checks it over fleets up to 10^7 GPUs and 10^4 failures a day).
 
-and the fraction of the day equals ``course_lib.interval.waste_fraction(tau, delta, M, R)``
-with ``M = MINUTES_PER_DAY / lambda``. The question's 2 % counts restarts only (the first
-line); the baseline budget also counts today's synchronous write (the second), because the
-after-levers day counts its writes: a shorter interval is only worth what it saves in rewind
-minus what it adds in writes, and :func:`checkpoint_at_optimum` makes that write term explicit.
+The rewind of mode ``k`` is ``tau / 2`` when it restores from the latest checkpoint, and ``tau_p / 2 +
+latency_k`` when it must go back to the persisted checkpoint (an SDC, and a lost host whose snapshot no
+peer holds): ``tau_p`` is the persisted interval, the same checkpoint as ``tau`` at the baseline and
+today's ``checkpoint_interval_min`` once an in-memory snapshot takes over the short interval. The
+interval that minimises the loss is :func:`course_lib.interval.best_interval`.
 
-One day, one record
--------------------
-:class:`RestartBudget` is the course's only encoding of a day's loss. The floor
-``lambda (D + R)`` (notebook 08: what no checkpoint removes), the checkpoint terms (rewind +
-writes), the first-order ETTR and the waterfall are properties or functions of it.
-:func:`default_levers` is the one constructor of the four levers; it receives every number
-from the :class:`~course_lib.scenario.Scenario` it is given.
+Units: **every time in this module is in minutes**, except where a name says otherwise
+(``*_per_day`` is minutes per day). The numbers of the outside world reach it through the
+:class:`~course_lib.scenario.Scenario`, never as literals here. The levers that change a day live in
+:mod:`course_lib.levers`, the floor's terms in :mod:`course_lib.floor`.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 from dataclasses import dataclass
-from functools import partial
-from typing import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
 
 from . import failures
-from . import interval as iv
-from ._validate import Validated, check_choice, check_non_negative, check_positive, checked
-from .scenario import Scenario
+from ._validate import Validated, check_non_negative, checked
+from .scenario import MODES, Scenario
 from .units import MINUTES_PER_DAY
 
-__all__ = [
-    "STAGES",
-    "RestartStages",
-    "RestartBudget",
-    "baseline_stages",
-    "baseline_budget",
-    "Lever",
-    "heartbeat_detection",
-    "hot_spare_restart",
-    "reload_from_memory",
-    "checkpoint_at_optimum",
-    "snapshot_checkpoint",
-    "default_levers",
-    "apply_levers",
-    "order_by_saving",
-    "WaterfallStep",
-    "waterfall",
-]
+__all__ = ["STAGES", "MODES", "RestartStages", "ModeCost", "RestartBudget", "day_loss", "baseline_modes",
+           "baseline_stages", "baseline_budget"]
 
-#: The four stages of one restart, in the order they happen.
+#: The four stages of one restart, in the order they happen (the labs' event logs use the same names).
 STAGES = ("detect", "reschedule", "reload", "rewind")
 
 
+def _nonneg(name, value):
+    """A number or an array (Monte Carlo draws), finite and >= 0."""
+    if type(value) is float and 0.0 <= value < math.inf:  # the common case, fast
+        return value
+    if np.ndim(value) == 0:
+        return check_non_negative(name, float(value))
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be finite numbers >= 0 (got {arr[~(np.isfinite(arr) & (arr >= 0))][:1]!r})")
+    return arr
+
+
+def _share(name, value):
+    x = _nonneg(name, value)
+    if np.any(np.asarray(x) >= 1):
+        raise ValueError(f"{name} must be a finite number in [0, 1) (got {value!r})")
+    return x
+
+
 # --------------------------------------------------------------------------------------
-# One restart and one day
+# One restart
 # --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RestartStages(Validated):
-    """Minutes one restart costs, stage by stage (all four fields in **minutes**, >= 0).
+    """Minutes one restart costs, stage by stage (all four in **minutes**, >= 0; means over the modes).
 
     detect: from the failure until the job knows it failed.
     reschedule: teardown, node replacement, process start, communicator re-initialisation.
-    reload: reading the last checkpoint back into GPU memory.
-    rewind: work since that checkpoint, recomputed (on average half the interval).
+    reload: reading the checkpoint back into GPU memory.
+    rewind: work since that checkpoint, recomputed (half the interval, plus any rewind past a corruption).
     """
 
-    detect: float = checked(check_non_negative)
-    reschedule: float = checked(check_non_negative)
-    reload: float = checked(check_non_negative)
-    rewind: float = checked(check_non_negative)
+    detect: float = checked(_nonneg)
+    reschedule: float = checked(_nonneg)
+    reload: float = checked(_nonneg)
+    rewind: float = checked(_nonneg)
 
     @property
     def total(self) -> float:
-        """Minutes per restart, all four stages."""
+        """Minutes per restart, all four stages (the question's 15)."""
         return self.detect + self.reschedule + self.reload + self.rewind
 
     @property
@@ -112,412 +119,342 @@ class RestartStages(Validated):
         return dataclasses.replace(self, **changes)
 
 
-def _stages(name, value):
-    if not isinstance(value, RestartStages):
-        raise ValueError(f"{name} must be a RestartStages (got {type(value).__name__})")
+class ModeCost(NamedTuple):
+    """One failure mode's share and minutes per failure (numbers, or arrays of Monte Carlo draws).
+
+    latency: work rewound past a corruption, beyond the checkpoint it restores (an SDC's detection
+    latency). persisted: it restores the persisted checkpoint, not the latest snapshot (an SDC; a lost
+    host whose snapshot no peer holds).
+    """
+
+    mode: str
+    share: float
+    detect: float
+    reschedule: float
+    reload: float
+    latency: float = 0.0
+    persisted: bool = False
+
+
+def _modes(name, value):
+    value = tuple(value)
+    if not value or not all(isinstance(m, ModeCost) for m in value):
+        raise ValueError(f"{name} must be a non-empty sequence of ModeCost (got {value!r})")
+    for m in value:
+        for f in ("share", "detect", "reschedule", "reload", "latency"):
+            _nonneg(f"{name}[{m.mode}].{f}", getattr(m, f))
+    shares = [m.share for m in value]
+    if all(type(x) is float for x in shares):
+        ok = math.isclose(sum(shares), 1.0, abs_tol=1e-9)
+    else:
+        ok = bool(np.allclose(sum(np.asarray(x, dtype=float) for x in shares), 1.0, atol=1e-9))
+    total = sum(np.asarray(x, dtype=float) for x in shares)
+    if not ok:
+        raise ValueError(f"{name}: the shares must sum to 1 (got {np.ravel(total)[:1]!r})")
     return value
 
 
+def day_loss(failures_per_day, per_failure_min, interval_min, write_cost_min, idle_share=0.0):
+    """The day model's lost share: ``1 - (1 - i)(1 - min(lambda X / T, 1)) tau / (tau + delta)`` (numbers or arrays)."""
+    rho = np.minimum(np.asarray(failures_per_day, dtype=float) * per_failure_min / MINUTES_PER_DAY, 1.0)
+    tau = np.asarray(interval_min, dtype=float)
+    delta = np.asarray(write_cost_min, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        train = np.where(tau + delta > 0, tau / np.where(tau + delta > 0, tau + delta, 1.0), 1.0)
+    out = 1.0 - (1.0 - np.asarray(idle_share, dtype=float)) * (1.0 - rho) * train
+    return float(out) if np.ndim(out) == 0 else out
+
+
+# --------------------------------------------------------------------------------------
+# One day
+# --------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class RestartBudget(Validated):
-    """The minutes a job loses per day: failures per day x one restart, plus checkpoint writes.
+    """One day of the job: failures, each mode's minutes per failure, checkpoints, an idle spare.
 
-    failures_per_day: unplanned restarts per day (> 0).
-    stages: :class:`RestartStages` of one restart (minutes).
-    write_cost_min: blocking minutes per checkpoint write (>= 0; the baseline has today's
-        synchronous write, :func:`baseline_budget`). The checkpoint interval is
-        ``2 * stages.rewind`` (the mean rewind is half the interval), so the write term is
-        ``write_cost_min * MINUTES_PER_DAY / interval_min`` minutes per day.
-    step_min: the training step (minutes, >= 0; 0: not modelled). A checkpoint cannot be taken
-        more often than once per step, so ``stages.rewind >= step_min / 2`` and the floor
-        includes half a step per failure (notebook 06, :mod:`course_lib.step`).
-    latency_rewind_min: mean extra work per failure that no checkpoint can save (minutes,
-        >= 0): the work done between a silent data corruption and its detection, which the job
-        must rewind past (share-weighted over the failure modes, :mod:`course_lib.modes`).
+    failures_per_day: unplanned failures per day, ``lambda`` (> 0).
+    modes: one :class:`ModeCost` per failure mode (shares sum to 1).
+    interval_min: the latest checkpoint's interval ``tau`` (minutes of training between checkpoints).
+    write_cost_min: the blocking minutes of one checkpoint, ``delta`` (0: free; needs ``tau > 0``).
+    persisted_interval_min: the persisted checkpoint's interval ``tau_p``; None: the same checkpoint as
+        ``tau`` (the baseline, where every checkpoint is the durable one).
+    step_min: the training step (0: not modelled); the floor's interval, one checkpoint a step.
+    idle_share: the share of the GPUs paid for that wait as a hot spare (0 if none or pooled).
+    interval_bound_min: None: the interval is a given one; else it was chosen at its optimum above
+        this bound, and is chosen again when the failure rate changes (:func:`course_lib.levers.fewer_failures`).
     """
 
-    failures_per_day: float = checked(check_positive)
-    stages: RestartStages = checked(_stages)
-    write_cost_min: float = checked(check_non_negative, default=0.0)
-    step_min: float = checked(check_non_negative, default=0.0)
-    latency_rewind_min: float = checked(check_non_negative, default=0.0)
+    failures_per_day: float = checked(_nonneg)
+    modes: tuple = checked(_modes)
+    interval_min: float = checked(_nonneg)
+    write_cost_min: float = checked(_nonneg, default=0.0)
+    persisted_interval_min: float | None = checked(_nonneg, default=None)
+    step_min: float = checked(_nonneg, default=0.0)
+    idle_share: float = checked(_share, default=0.0)
+    interval_bound_min: float | None = checked(_nonneg, default=None)
 
     def _validate_fields(self) -> None:
-        if self.write_cost_min > 0 and self.stages.rewind == 0:
-            raise ValueError(
-                "write_cost_min must be 0 when stages.rewind is 0 (a zero rewind means a zero "
-                "checkpoint interval, which would write continuously)"
-            )
-        if self.stages.rewind < self.step_min / 2.0 - 1e-12:
-            raise ValueError(
-                f"stages.rewind must be >= step_min / 2 = {self.step_min / 2:g} min (got {self.stages.rewind:g}): "
-                "a checkpoint cannot be taken more often than once per training step"
-            )
+        if np.any(np.asarray(self.failures_per_day) <= 0):
+            raise ValueError(f"failures_per_day must be a finite number > 0 (got {self.failures_per_day!r})")
+        if np.any((np.asarray(self.write_cost_min) > 0) & (np.asarray(self.interval_min) == 0)):
+            raise ValueError("write_cost_min must be 0 when interval_min is 0 (a zero interval would write continuously)")
 
-    # ----- the model -----
-    @property
-    def interval_min(self) -> float:
-        """Checkpoint interval implied by the mean rewind: 2 x rewind (minutes)."""
-        return 2.0 * self.stages.rewind
+    # ----- constructors and copies -----
+    @classmethod
+    def single(cls, failures_per_day, stages: RestartStages, write_cost_min: float = 0.0, step_min: float = 0.0) -> "RestartBudget":
+        """A day with one failure mode whose restart is ``stages`` (the interval is twice its rewind)."""
+        if not isinstance(stages, RestartStages):
+            raise ValueError(f"stages must be a RestartStages (got {type(stages).__name__})")
+        mode = ModeCost("any", 1.0, stages.detect, stages.reschedule, stages.reload)
+        return cls(failures_per_day, (mode,), 2.0 * stages.rewind, write_cost_min, step_min=step_min)
 
-    @property
-    def mtbf_min(self) -> float:
-        """Job MTBF (minutes), :func:`course_lib.failures.mtbf_min`."""
-        return failures.mtbf_min(self.failures_per_day)
+    def with_modes(self, **per_stage) -> "RestartBudget":
+        """A copy whose modes have some stages replaced: ``{stage: {mode: minutes}}`` or ``{stage: minutes}`` (every mode)."""
+        modes = []
+        for m in self.modes:
+            changes = {}
+            for stage, value in per_stage.items():
+                if isinstance(value, dict):
+                    if m.mode in value:
+                        changes[stage] = value[m.mode]
+                else:
+                    changes[stage] = value
+            modes.append(m._replace(**changes))
+        return dataclasses.replace(self, modes=tuple(modes))
 
-    @property
-    def restart_minutes_per_day(self) -> float:
-        """failures/day x minutes per restart (the question's 30 min/day)."""
-        return self.failures_per_day * self.stages.total
+    def with_stages(self, **changes) -> "RestartBudget":
+        """A copy with a stage set for every mode, e.g. ``budget.with_stages(detect=0.1)``; ``rewind=r`` sets the interval to 2r."""
+        unknown = set(changes) - set(STAGES)
+        if unknown:
+            raise ValueError(f"stage must be one of {list(STAGES)} (got {sorted(unknown)})")
+        out = self
+        if "rewind" in changes:
+            out = out.with_interval(2.0 * _nonneg("rewind", changes.pop("rewind")))
+        return out.with_modes(**changes) if changes else out
 
-    @property
-    def write_minutes_per_day(self) -> float:
-        """Blocking checkpoint writes: write_cost_min x MINUTES_PER_DAY / interval_min."""
-        if self.write_cost_min == 0.0:
-            return 0.0
-        return self.write_cost_min * MINUTES_PER_DAY / self.interval_min
+    def with_interval(self, interval_min) -> "RestartBudget":
+        """A copy checkpointing every ``interval_min`` (a given interval: not re-optimised)."""
+        return dataclasses.replace(self, interval_min=interval_min, interval_bound_min=None)
 
-    @property
-    def latency_minutes_per_day(self) -> float:
-        """lambda x latency_rewind_min: work past a silent corruption, rewound (minutes per day)."""
-        return self.failures_per_day * self.latency_rewind_min
+    def with_failures_per_day(self, failures_per_day) -> "RestartBudget":
+        """A copy with another failure rate (stages, interval and write cost unchanged)."""
+        return dataclasses.replace(self, failures_per_day=failures_per_day)
 
-    @property
-    def minutes_per_day(self) -> float:
-        """Total minutes lost per day (first order): restarts, corruption latency, checkpoint writes."""
-        return self.restart_minutes_per_day + self.latency_minutes_per_day + self.write_minutes_per_day
+    def with_write_cost(self, write_cost_min) -> "RestartBudget":
+        """A copy with another blocking write cost per checkpoint (minutes), the interval unchanged."""
+        return dataclasses.replace(self, write_cost_min=write_cost_min)
 
-    # ----- the complete model (valid at any scale; notebooks 08, 09) -----
-    @property
-    def per_failure_restart_min(self) -> float:
-        """Minutes per failure outside the checkpoint interval: D + R + corruption latency."""
-        return self.stages.restart_cost + self.latency_rewind_min
-
-    @property
-    def loss_fraction(self) -> float:
-        """1 - ETTR of Daly's complete model (:func:`course_lib.interval.complete_loss_fraction`).
-
-        The loss the course reports: never above 1, at any scale. To first order it equals
-        :attr:`fraction_of_day` (within 1 % at the question's 2 %), which can exceed 1 when
-        failures come faster than restarts finish.
-        """
-        return iv.complete_loss_fraction(self.interval_min, self.write_cost_min, self.mtbf_min, self.per_failure_restart_min)
+    # ----- the modes' means -----
+    def _mean(self, values):
+        return sum(np.asarray(m.share, dtype=float) * v for m, v in zip(self.modes, values))
 
     @property
-    def ettr_complete(self) -> float:
-        """ETTR of Daly's complete model: 1 - :attr:`loss_fraction`."""
+    def persisted_interval(self):
+        """``tau_p``: the persisted checkpoint's interval (the interval itself while the two are one checkpoint)."""
+        return self.interval_min if self.persisted_interval_min is None else self.persisted_interval_min
+
+    def rewind_by_mode(self, interval=None) -> dict:
+        """Work rewound per failure of each mode (minutes): half the interval it restores, plus its latency."""
+        tau = self.interval_min if interval is None else interval
+        tau_p = tau if self.persisted_interval_min is None else self.persisted_interval_min
+        return {m.mode: (tau_p if m.persisted else tau) / 2.0 + m.latency for m in self.modes}
+
+    @functools.cached_property
+    def latest_share(self):
+        """Share of failures whose rewind depends on ``tau`` (all of them while the checkpoint is one)."""
+        if self.persisted_interval_min is None:
+            return 1.0
+        return self._mean([0.0 if m.persisted else 1.0 for m in self.modes])
+
+    @property
+    def latency_min(self):
+        """Mean rewind past a corruption per failure (minutes; an SDC's latency x its share)."""
+        return self._mean([m.latency for m in self.modes])
+
+    @functools.cached_property
+    def stages(self) -> RestartStages:
+        """The mean restart over the modes (minutes); ``stages.total`` is the ``X`` of the day model."""
+        r = self.rewind_by_mode()
+        return RestartStages(detect=self._mean([m.detect for m in self.modes]),
+                             reschedule=self._mean([m.reschedule for m in self.modes]),
+                             reload=self._mean([m.reload for m in self.modes]),
+                             rewind=self._mean([r[m.mode] for m in self.modes]))
+
+    @functools.cached_property
+    def per_failure_min(self):
+        """``X``: minutes one failure costs, all four stages, the modes' mean."""
+        return self.stages.total
+
+    @property
+    def nonlatest_min(self):
+        """``X`` less the rewinds that depend on ``tau``: what the interval's optimum treats as fixed."""
+        return self.per_failure_min - self.latest_share * self.interval_min / 2.0
+
+    # ----- the day model -----
+    @property
+    def mtbf_min(self):
+        """Job MTBF (minutes), :func:`course_lib.failures.mtbf_min` (arrays: ``T / lambda``)."""
+        if np.ndim(self.failures_per_day) == 0:
+            return failures.mtbf_min(self.failures_per_day)
+        return MINUTES_PER_DAY / np.asarray(self.failures_per_day, dtype=float)
+
+    @property
+    def busy_share(self):
+        """``rho = min(lambda X / T, 1)``: the share of the day the job is recovering from failures."""
+        rho = np.minimum(np.asarray(self.failures_per_day, dtype=float) * self.per_failure_min / MINUTES_PER_DAY, 1.0)
+        return float(rho) if np.ndim(rho) == 0 else rho
+
+    @property
+    def makes_progress(self):
+        """False when the failures of a day take the whole day to recover from (``lambda X >= T``)."""
+        out = np.asarray(self.failures_per_day, dtype=float) * self.per_failure_min < MINUTES_PER_DAY
+        return bool(out) if np.ndim(out) == 0 else out
+
+    @functools.cached_property
+    def loss_fraction(self):
+        """The share of the day lost: ``1 - (1 - i)(1 - rho) tau / (tau + delta)`` (:func:`day_loss`)."""
+        return day_loss(self.failures_per_day, self.per_failure_min, self.interval_min, self.write_cost_min, self.idle_share)
+
+    @property
+    def fraction_of_day(self):
+        """The same as :attr:`loss_fraction` (the name notebooks 03 and 09 read)."""
+        return self.loss_fraction
+
+    @property
+    def ettr(self):
+        """Effective training time ratio: 1 - :attr:`loss_fraction`."""
         return 1.0 - self.loss_fraction
 
     @property
-    def makes_progress(self) -> bool:
-        """False when a restart does not fit between failures: D + R (+ latency) >= the MTBF."""
-        return self.per_failure_restart_min < self.mtbf_min
+    def minutes_per_day(self):
+        """Minutes lost per day (at most the day's 1,440)."""
+        return MINUTES_PER_DAY * self.loss_fraction
+
+    @property
+    def restart_minutes_per_day(self):
+        """Minutes a day the job spends recovering: ``T rho (1 - i)`` (``lambda X`` below saturation)."""
+        return MINUTES_PER_DAY * self.busy_share * (1.0 - np.asarray(self.idle_share, dtype=float))
+
+    @property
+    def write_minutes_per_day(self):
+        """Minutes a day of blocking writes: the training time's share ``delta / (tau + delta)``."""
+        tau, delta = np.asarray(self.interval_min, dtype=float), np.asarray(self.write_cost_min, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(tau + delta > 0, delta / np.where(tau + delta > 0, tau + delta, 1.0), 0.0)
+        out = MINUTES_PER_DAY * (1.0 - np.asarray(self.idle_share)) * (1.0 - np.asarray(self.busy_share)) * w
+        return float(out) if np.ndim(out) == 0 else out
+
+    @property
+    def idle_minutes_per_day(self):
+        """Minutes a day of the GPU time paid for that an idle spare wastes: ``T i``."""
+        return MINUTES_PER_DAY * self.idle_share
+
+    def _per_failure_part(self, minutes):
+        """A part of ``X`` (minutes per failure) as minutes per day of the restart term."""
+        x = self.per_failure_min
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(x > 0, self.restart_minutes_per_day * minutes / np.where(x > 0, x, 1.0), 0.0) * 1.0
+
+    def breakdown(self) -> dict[str, float]:
+        """Minutes per day by stage, plus ``latency``, ``write`` and ``idle`` where non-zero; they sum to :attr:`minutes_per_day`."""
+        s = self.stages
+        lat = self.latency_min
+        out = {"detect": s.detect, "reschedule": s.reschedule, "reload": s.reload, "rewind": s.rewind - lat}
+        out = {k: _f(self._per_failure_part(v)) for k, v in out.items()}
+        if np.any(np.asarray(lat) > 0):
+            out["latency"] = _f(self._per_failure_part(lat))
+        out["write"] = self.write_minutes_per_day
+        if np.any(np.asarray(self.idle_share) > 0):
+            out["idle"] = self.idle_minutes_per_day
+        return out
+
+    @property
+    def rewind_minutes_per_day(self):
+        """Minutes a day of rewound work (latency included)."""
+        return _f(self._per_failure_part(self.stages.rewind))
+
+    @property
+    def latency_minutes_per_day(self):
+        """Minutes a day rewound past corruptions."""
+        return _f(self._per_failure_part(self.latency_min))
+
+    @property
+    def checkpoint_minutes_per_day(self):
+        """Rewind + writes: what checkpointing leaves."""
+        return self.rewind_minutes_per_day + self.write_minutes_per_day
 
     @property
     def progress_sentence(self) -> str:
-        """One plain sentence on whether the job can make progress (the CLI prints it)."""
+        """One plain sentence on whether the job can make progress (the CLI and the dashboard print it)."""
+        if np.ndim(self.failures_per_day):
+            raise ValueError("progress_sentence needs a day of numbers, not of draws")
+        x, m = self.per_failure_min, self.mtbf_min
         if self.makes_progress:
-            return f"The job makes progress: effective training time {self.ettr_complete:.2%} of the day (complete model)."
-        stalled = " (in effect the job cannot make progress)" if self.ettr_complete < 0.01 else ""
-        return (f"Failures come faster than the job restarts: a restart takes {self.per_failure_restart_min:.3g} min, longer "
-                f"than the {self.mtbf_min:.3g} min between failures, so most restarts are cut short by the next failure; "
-                f"the complete model puts its effective training time at {100 * self.ettr_complete:.2g} % of the day{stalled}.")
+            return f"The job makes progress: it trains {self.ettr:.2%} of the day."
+        return (f"Failures come faster than the job recovers: each costs {x:.3g} min and the next comes "
+                f"{m:.3g} min later on average, so the job spends the whole day recovering and never trains "
+                "(the model caps the loss at 100 % of the day).")
+
+    # ----- the floor (notebook 08; the named terms in course_lib.floor) -----
+    @property
+    def floor_interval_min(self):
+        """The floor's interval: one checkpoint a step (or the interval itself, if shorter)."""
+        return np.minimum(self.step_min, self.interval_min) * 1.0 if np.ndim(self.interval_min) else min(self.step_min, self.interval_min)
 
     @property
-    def fraction_of_day(self) -> float:
-        """minutes_per_day / MINUTES_PER_DAY (the question's 2.08 %, as a fraction)."""
-        return self.minutes_per_day / MINUTES_PER_DAY
+    def floor_budget(self) -> "RestartBudget":
+        """This day with the write cost at zero and the interval at one step: what no checkpoint lever removes."""
+        return dataclasses.replace(self, interval_min=self.floor_interval_min, write_cost_min=0.0, interval_bound_min=None)
 
     @property
-    def ettr(self) -> float:
-        """First-order effective training time ratio: 1 - fraction_of_day (notebook 08)."""
-        return 1.0 - self.fraction_of_day
-
-    # ----- the floor (notebook 08) -----
-    @property
-    def floor_minutes_per_day(self) -> float:
-        """lambda (D + R + T_iter / 2 + corruption latency): what no checkpoint lever removes.
-
-        With ``step_min = latency_rewind_min = 0`` (the default) exactly lambda (D + R). Over failure
-        modes it is sum_k lambda_k (D_k + R_k + T_iter / 2 + latency_k) (:mod:`course_lib.modes`).
-        """
-        return self.failures_per_day * (self.stages.restart_cost + self.step_min / 2.0 + self.latency_rewind_min)
+    def floor_minutes_per_day(self):
+        """Minutes a day of :attr:`floor_budget` (:func:`course_lib.floor.terms` names its parts)."""
+        return self.floor_budget.minutes_per_day
 
     @property
-    def floor_fraction(self) -> float:
-        """The floor as a fraction of the day."""
-        return self.floor_minutes_per_day / MINUTES_PER_DAY
-
-    @property
-    def rewind_minutes_per_day(self) -> float:
-        """lambda tau / 2 (minutes per day)."""
-        return self.failures_per_day * self.stages.rewind
-
-    @property
-    def checkpoint_minutes_per_day(self) -> float:
-        """Rewind + writes: what checkpointing costs; sqrt(2 delta lambda T) at Young's optimum."""
-        return self.rewind_minutes_per_day + self.write_minutes_per_day
-
-    def breakdown(self) -> dict[str, float]:
-        """Minutes per day by stage, plus ``write``; the values sum to :attr:`minutes_per_day`."""
-        out = {name: self.failures_per_day * minutes for name, minutes in self.stages.as_dict().items()}
-        if self.latency_rewind_min > 0:
-            out["latency"] = self.latency_minutes_per_day
-        out["write"] = self.write_minutes_per_day
-        return out
-
-    # ----- copies -----
-    def with_stages(self, **changes) -> "RestartBudget":
-        """A copy with some stages changed, e.g. ``budget.with_stages(detect=0.1)``."""
-        return dataclasses.replace(self, stages=self.stages.replace(**changes))
-
-    def with_failures_per_day(self, failures_per_day: float) -> "RestartBudget":
-        """A copy with another failure rate (stages and write cost unchanged)."""
-        return dataclasses.replace(self, failures_per_day=failures_per_day)
-
-    def with_write_cost(self, write_cost_min: float) -> "RestartBudget":
-        """A copy with another blocking write cost per checkpoint (minutes)."""
-        return dataclasses.replace(self, write_cost_min=write_cost_min)
+    def floor_fraction(self):
+        """The floor as a share of the day."""
+        return self.floor_budget.loss_fraction
 
 
-def baseline_stages(scenario: Scenario) -> RestartStages:
-    """The scenario's minutes per restart split into four stages (notebook 03).
+def _f(x):
+    return float(x) if np.ndim(x) == 0 else x
 
-    detect and reload are the scenario's (sourced by default: data/restart_stages.csv);
-    rewind is half its checkpoint interval; reschedule is given or the remainder, so that
-    by default the four sum to ``scenario.minutes_per_restart``.
+
+# --------------------------------------------------------------------------------------
+# The Scenario's day
+# --------------------------------------------------------------------------------------
+def baseline_modes(shares, detect_by_mode, reschedule, reload, sdc_latency, peer_copy=True) -> tuple:
+    """The baseline's :class:`ModeCost` per mode (numbers or arrays; notebook 03's table).
+
+    Every mode reschedules ``reschedule`` and reloads the persisted checkpoint (``reload``); an SDC
+    also rewinds its latency; an SDC (and a lost host whose snapshot no peer holds) restores the
+    persisted checkpoint (at the baseline the only one, so the flag matters only after the levers).
     """
-    return RestartStages(detect=scenario.detect_min, reschedule=scenario.baseline_reschedule_min,
-                         reload=scenario.reload_min, rewind=scenario.mean_rewind_min)
+    out = []
+    for i, mode in enumerate(MODES):
+        share = shares[..., i] if np.ndim(shares) > 1 else shares[i]
+        out.append(ModeCost(mode, share, detect_by_mode[mode], reschedule, reload,
+                            sdc_latency if mode == "sdc" else 0.0,
+                            mode == "sdc" or (mode == "host_loss" and not peer_copy)))
+    return tuple(out)
 
 
 def baseline_budget(scenario: Scenario) -> RestartBudget:
-    """The scenario's day: failures per day x :func:`baseline_stages`, plus today's blocking
-    synchronous write (``scenario.write_before_min``) every checkpoint interval.
+    """The scenario's day: its failures, each mode's baseline stages, today's synchronous write.
 
-    The question's 2 % counts restarts only (:attr:`RestartBudget.restart_minutes_per_day`: with the
-    course's Scenario 30 min/day, 2.08 %); the writes that make those restarts cheap are counted
-    beside them (:attr:`RestartBudget.write_minutes_per_day`), because the after-levers day counts
-    its writes too: levers are compared like with like (notebooks 03 and 04)."""
-    return RestartBudget(failures_per_day=scenario.failures_per_day, stages=baseline_stages(scenario),
-                         write_cost_min=scenario.write_before_min)
-
-
-def checkpoint_at_optimum(budget: RestartBudget, write_cost_min: float, min_interval_min: float = 0.0) -> RestartBudget:
-    """The budget checkpointing with blocking cost ``write_cost_min`` at its best interval.
-
-    The interval becomes ``max(young_interval(delta, M), min_interval_min)`` (Young's optimum,
-    :func:`course_lib.interval.young_interval`; the bound: a checkpoint cannot start before the
-    previous copy has finished; and never below the budget's ``step_min``: at most one
-    checkpoint per step), the rewind half of it. With no write cost and no bound the
-    job checkpoints continuously: rewind 0. It may lengthen the interval as well as shorten it
-    (the lever "in-memory checkpoint" of notebooks 03 and 08). Attacks ``rewind`` and sets the
-    write cost.
+    The stages' mean over the modes sums to ``scenario.minutes_per_restart`` (the question's 15
+    minutes: detection, the reschedule remainder, the reload from storage, half the 10-minute interval
+    and an hour rewound past each silent corruption); the blocking write of the synchronous checkpoint
+    (``scenario.write_cost_min``) is counted beside it, so every lever is judged like with like.
     """
-    delta = check_non_negative("write_cost_min", write_cost_min)
-    bound = check_non_negative("min_interval_min", min_interval_min)
-    tau = iv.young_interval(delta, budget.mtbf_min) if delta > 0 else 0.0
-    tau = max(tau, bound, budget.step_min)
-    return dataclasses.replace(budget, stages=budget.stages.replace(rewind=tau / 2.0), write_cost_min=delta)
+    m = scenario.modes
+    modes = baseline_modes(m.shares, scenario.detect_by_mode, scenario.reschedule_min, scenario.reload_min,
+                           m.sdc_latency_min, m.peer_copy)
+    return RestartBudget(scenario.failures_per_day, modes, scenario.checkpoint_interval_min, scenario.write_cost_min,
+                         None, scenario.step_min)
 
 
-# --------------------------------------------------------------------------------------
-# Levers: named budget -> budget functions
-# --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Lever:
-    """A named transformation of a budget that attacks one stage.
-
-    name: short label (the waterfall's bar label, the same in code, plots and prose).
-    stage: the stage it attacks (one of :data:`STAGES`).
-    description: what changes, with its number.
-    source: where the number comes from (a citation string).
-    function: ``RestartBudget -> RestartBudget``.
-    """
-
-    name: str
-    stage: str
-    description: str
-    source: str
-    function: Callable[[RestartBudget], RestartBudget] = dataclasses.field(compare=False)
-
-    def __post_init__(self):
-        check_choice("stage", self.stage, STAGES)
-        if not callable(self.function):
-            raise ValueError(f"function must be callable (got {self.function!r})")
-
-    def __call__(self, budget: RestartBudget) -> RestartBudget:
-        return self.function(budget)
-
-    def saving(self, budget: RestartBudget) -> float:
-        """Minutes per day this lever saves when applied to ``budget``."""
-        return budget.minutes_per_day - self(budget).minutes_per_day
-
-
-def heartbeat_detection(budget: RestartBudget, detect_min: float) -> RestartBudget:
-    """Detect failures with a per-rank monitor instead of a slow health check or timeout.
-
-    detect_min: minutes from failure to detection. Never lengthens detection: the result is
-    ``min(current, detect_min)``. Attacks ``detect`` only.
-    """
-    detect_min = check_non_negative("detect_min", detect_min)
-    return budget.with_stages(detect=min(budget.stages.detect, detect_min))
-
-
-def hot_spare_restart(budget: RestartBudget, reschedule_min: float) -> RestartBudget:
-    """Restart in-job on a hot spare node instead of re-queueing the job through the scheduler.
-
-    reschedule_min: minutes of teardown + re-initialisation. ``min(current, reschedule_min)``;
-    attacks ``reschedule`` only.
-    """
-    reschedule_min = check_non_negative("reschedule_min", reschedule_min)
-    return budget.with_stages(reschedule=min(budget.stages.reschedule, reschedule_min))
-
-
-def reload_from_memory(budget: RestartBudget, reload_min: float) -> RestartBudget:
-    """Reload the checkpoint from host (or peer) memory instead of the parallel file system.
-
-    reload_min: minutes to load one GPU's shard (``Scenario.reload_from_memory_min``). GEMINI
-    (SOSP 2023) keeps checkpoints in local and remote host memory for this.
-    ``min(current, reload_min)``; attacks ``reload`` only.
-    """
-    reload_min = check_non_negative("reload_min", reload_min)
-    return budget.with_stages(reload=min(budget.stages.reload, reload_min))
-
-
-def snapshot_checkpoint(budget: RestartBudget, write_cost_min: float, min_interval_min: float, step_min: float,
-                        latency_rewind_min: float, snapshot_share: float = 1.0) -> RestartBudget:
-    """The in-memory checkpoint lever of the per-mode model (notebooks 06 and 08).
-
-    Sets the step (``step_min``: the interval is at least one step) and the rewind that no
-    snapshot saves (``latency_rewind_min``, :mod:`course_lib.modes`), then checkpoints at
-    Young's optimum for the failures that restore from the snapshot (``snapshot_share`` of them:
-    ``tau* = sqrt(2 delta M / share)``), bounded below by ``max(min_interval_min, step_min)``.
-    """
-    share = check_positive("snapshot_share", snapshot_share)
-    delta = check_non_negative("write_cost_min", write_cost_min)
-    step = check_non_negative("step_min", step_min)
-    tau = iv.young_interval(delta, budget.mtbf_min / share) if delta > 0 else 0.0
-    tau = max(tau, check_non_negative("min_interval_min", min_interval_min), step)
-    return dataclasses.replace(budget, step_min=step, write_cost_min=delta if tau > 0 else 0.0,
-                               latency_rewind_min=check_non_negative("latency_rewind_min", latency_rewind_min),
-                               stages=budget.stages.replace(rewind=tau / 2.0))
-
-
-def default_levers(scenario: Scenario, data_dir=None, modes=None) -> list[Lever]:
-    """The four levers of notebooks 03 and 08, in stage order, with the scenario's numbers.
-
-    Every number comes from ``scenario`` (its targets and its shard, so another fleet gets its
-    own reload and snapshot times); only the citation strings are read from data/.
-    modes: a :class:`course_lib.modes.ModeInputs` (None or True: its defaults; False: the
-        single-stage levers, one detection and one restart for every failure): the targets become
-    the share-weighted means over failure modes (a hang is seen only at its timeout, an SDC or a
-    host loss without a peer copy reloads from storage), and the in-memory checkpoint is bounded
-    below by the step, the snapshot and the persist copy, with the step and the rewind no
-    snapshot saves carried into the day (its floor).
-    """
-    if modes is not False:
-        return _modal_levers(scenario, data_dir, None if modes is None or modes is True else modes)
-    from .data import sourced
-
-    lev = sourced("levers.csv", "key", data_dir)
-    ranges = sourced("restart_ranges.csv", "key", data_dir)
-    wc = sourced("write_costs.csv", "regime", data_dir, value="bandwidth_gb_per_s")
-    detect, resched = scenario.detect_after_min, scenario.reschedule_after_min
-    reload, snapshot = scenario.reload_from_memory_min, scenario.snapshot_min
-    shard_gb = scenario.shard_bytes / 1e9
-    mem_src = "; ".join(dict.fromkeys((lev["model_params"].source, sourced("training_step.csv", "key", data_dir)["ckpt_bytes_per_param"].source, lev["host_to_gpu_pinned"].source)))
-    return [
-        Lever("heartbeat detection", "detect",
-              f"a rank monitor checks every {60 * detect:.3g} s instead of waiting for the next health check or collective timeout",
-              lev["heartbeat_check_interval"].source, partial(heartbeat_detection, detect_min=detect)),
-        Lever("hot-spare restart", "reschedule",
-              f"in-job restart on a hot spare, back to training in {60 * resched:.3g} s end to end, instead of a re-queue",
-              ranges["flashrecovery_restore_4800"].source, partial(hot_spare_restart, reschedule_min=resched)),
-        Lever("reload from memory", "reload",
-              f"read the {shard_gb:.2g} GB shard per GPU back from pinned host memory in {60_000 * reload:.3g} ms",
-              mem_src, partial(reload_from_memory, reload_min=reload)),
-        Lever("in-memory checkpoint", "rewind",
-              f"snapshot to pinned host memory ({60_000 * snapshot:.3g} ms blocking) at the optimal interval",
-              wc["snapshot_pinned_host"].source + "; Young, CACM 1974 (interval sqrt(2 delta M))",
-              partial(checkpoint_at_optimum, write_cost_min=snapshot)),
-    ]
-
-
-def _modal_levers(scenario: Scenario, data_dir, inputs) -> list[Lever]:
-    from . import modes as md
-    from . import step as st
-
-    inp = md.ModeInputs() if inputs is None else inputs
-    plain = default_levers(scenario, data_dir, modes=False)
-    after = md.after_levers_stages(scenario, inp)
-    step_min = inp.step_min(scenario)
-    persist_min = scenario.write_before_min  # the copy that leaves the host (disk or peer) at the persist bandwidth
-    bound = st.interval_lower_bound_min(step_min, scenario.snapshot_min, persist_min)
-    timeout = inp.timeout_min(scenario)
-    return [
-        dataclasses.replace(plain[0], description=(
-            f"crashes seen within half a {60 * inp.poll_min:.3g} s poll, hangs at a {60 * timeout:.3g} s timeout "
-            f"({inp.safety_factor:g} x the longest gap); {inp.share('hang'):.0%} of failures hang"),
-            function=partial(heartbeat_detection, detect_min=after["detect"])),
-        dataclasses.replace(plain[1], function=partial(hot_spare_restart, reschedule_min=after["reschedule"])),
-        dataclasses.replace(plain[2], description=plain[2].description + (
-            "; an SDC (and a host loss without a peer copy) reads the persisted checkpoint instead"),
-            function=partial(reload_from_memory, reload_min=after["reload"])),
-        dataclasses.replace(plain[3], description=(
-            f"{plain[3].description}, never below max(step {60 * step_min:.3g} s, snapshot, persist {60 * persist_min:.3g} s)"),
-            function=partial(snapshot_checkpoint, write_cost_min=scenario.snapshot_min, min_interval_min=bound,
-                             step_min=step_min, latency_rewind_min=after["latency"], snapshot_share=after["snapshot_share"])),
-    ]
-
-
-def apply_levers(budget: RestartBudget, levers: Iterable[Callable[[RestartBudget], RestartBudget]]) -> list[RestartBudget]:
-    """The budgets after each lever in turn: ``[budget, after 1st, after 1st+2nd, ...]``."""
-    budgets = [budget]
-    for lever in levers:
-        budgets.append(lever(budgets[-1]))
-    return budgets
-
-
-def order_by_saving(budget: RestartBudget, levers: Sequence[Lever]) -> list[Lever]:
-    """Greedy "largest first": repeatedly pick the lever that saves most from the current budget.
-
-    Ties keep the input order. Returns the levers in the order they should be applied.
-    """
-    remaining = list(levers)
-    ordered = []
-    current = budget
-    while remaining:
-        savings = [lever.saving(current) for lever in remaining]
-        best = max(range(len(remaining)), key=lambda i: (savings[i], -i))
-        lever = remaining.pop(best)
-        ordered.append(lever)
-        current = lever(current)
-    return ordered
-
-
-@dataclass(frozen=True)
-class WaterfallStep:
-    """One bar of the waterfall: a lever, the budget before and after, minutes/day saved."""
-
-    lever: Lever
-    before: RestartBudget
-    after: RestartBudget
-
-    @property
-    def saved_minutes_per_day(self) -> float:
-        return self.before.minutes_per_day - self.after.minutes_per_day
-
-    @property
-    def saved_fraction_of_day(self) -> float:
-        return self.before.fraction_of_day - self.after.fraction_of_day
-
-
-def waterfall(budget: RestartBudget, levers: Sequence[Lever], largest_first: bool = True) -> list[WaterfallStep]:
-    """The steps of a waterfall chart from ``budget`` (notebook 03's figure, notebook 08's too).
-
-    largest_first: order the levers with :func:`order_by_saving` (else keep the given order).
-    """
-    ordered = order_by_saving(budget, levers) if largest_first else list(levers)
-    budgets = apply_levers(budget, ordered)
-    return [WaterfallStep(lever, before, after) for lever, before, after in zip(ordered, budgets, budgets[1:])]
+def baseline_stages(scenario: Scenario) -> RestartStages:
+    """The scenario's minutes per restart split into four stages (notebook 03): the baseline day's mean restart."""
+    return baseline_budget(scenario).stages

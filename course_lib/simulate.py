@@ -54,10 +54,10 @@ MAX_ROUNDS = 2_000_000
 
 
 def weibull_scale(mtbf: float, shape: float) -> float:
-    """Weibull scale whose mean is ``mtbf``: ``mtbf / Gamma(1 + 1/shape)``."""
-    mtbf = check_positive("mtbf", mtbf)
-    shape = check_positive("shape", shape)
-    return mtbf / math.gamma(1.0 + 1.0 / shape)
+    """Weibull scale whose mean is ``mtbf``: :func:`course_lib.failures.weibull_scale_for_mean` (the one formula)."""
+    from .failures import weibull_scale_for_mean
+
+    return weibull_scale_for_mean(shape, mtbf)
 
 
 @dataclass(frozen=True)
@@ -326,45 +326,59 @@ def simulate_replica_floor(scenario, replica_inputs=None, mode_inputs=None, *, d
                            n_runs: int = 2000, seed: int = 0) -> tuple[float, float]:
     """Monte Carlo of the floor with replica groups (notebook 10): ``(mean, standard error)`` in minutes per day.
 
-    Checks :func:`course_lib.replicas.per_mode_floor_groups` event by event. In each of ``n_runs``
-    runs of ``days`` days, failures arrive as a Poisson process at the scenario's rate; each
-    draws its mode from the shares and strikes a replica group drawn uniformly; the periodic
-    parts are drawn, not averaged (a crash is seen after ``U(0, poll)``, a hang after the
-    timeout plus ``U(0, poll)``; the step in flight is ``U(0, step)`` done; an sdc's rewind to
-    the persisted checkpoint is ``U(0, interval)``). Detection stops the whole job, the quorum
-    change and the step in flight stop the survivors, the rejoin stops the failed group
-    (``1 / G`` of the job); an sdc restarts the whole job. With one group every failure is a
-    whole-job restart. The model takes the means, so it must agree within the simulation's error.
+    Checks :func:`course_lib.floor.per_mode_groups` event by event on the all-levers day
+    (:func:`course_lib.levers.all_levers_day`). In each of ``n_runs`` runs of ``days`` days, failures
+    arrive as a Poisson process at the scenario's rate; each draws its mode from the shares; the periodic
+    parts are drawn, not averaged (the crash detection's launcher poll ``U(0, 2 poll)``, a hang's rank-monitor
+    check ``U(0, period)`` after its timeout; the step in flight ``U(0, step)``; an sdc's rewind to the
+    persisted checkpoint ``U(0, interval)``). Detection stops the whole job, the quorum change and the step
+    in flight stop the survivors, the rejoin stops the failed group (``1 / G`` of the job); an sdc restarts
+    the whole job. With one group every failure is a whole-job restart. The model takes the means, so it
+    must agree within the simulation's error (the day is far from saturated, where the model is linear).
     """
-    from . import modes as md
-    from . import replicas as rp
+    import dataclasses
 
-    inp = md.ModeInputs() if mode_inputs is None else mode_inputs
-    rep = rp.ReplicaInputs() if replica_inputs is None else replica_inputs
+    from . import floor as fl
+    from .levers import all_levers_day
+
+    s = scenario
+    if replica_inputs is not None or mode_inputs is not None:
+        changes = {}
+        if replica_inputs is not None:
+            changes["replicas"] = replica_inputs
+        if mode_inputs is not None:
+            changes["modes"] = mode_inputs
+        s = dataclasses.replace(scenario, **changes)
     days = check_positive("days", days)
     n_runs = check_int_positive("n_runs", n_runs)
-    g = rp.groups_for(scenario, rep, inp)
+    g = fl.groups_for(s)
+    rep = s.replicas
     rng = np.random.default_rng(check_int_non_negative("seed", seed))
-    stages = md.mode_stages(scenario, inp)
-    step = inp.step_min(scenario)
-    poll = inp.poll_min
-    counts = rng.poisson(scenario.failures_per_day * days, size=n_runs)
+    day = all_levers_day(s).floor_budget
+    modes = day.modes
+    rewind = day.rewind_by_mode()
+    step = day.floor_interval_min
+    poll = s.modes.rank_monitor_poll_min
+    counts = rng.poisson(s.failures_per_day * days, size=n_runs)
     total = int(counts.sum())
     run = np.repeat(np.arange(n_runs), counts)
-    mode = rng.choice(len(stages), size=total, p=np.array([x.share for x in stages]) / sum(x.share for x in stages))
+    shares = np.array([m.share for m in modes], dtype=float)
+    mode = rng.choice(len(modes), size=total, p=shares / shares.sum())
     in_flight = rng.uniform(0.0, step, size=total)
     seen = rng.uniform(0.0, poll, size=total)
     cost = np.empty(total)
-    for i, x in enumerate(stages):
-        m = mode == i
-        # detection: the mode's fixed part (timeout) + a uniform poll phase (the model's half poll)
-        detect = (x.detect - poll / 2.0) + seen[m]
-        sdc_rewind = (x.latency - scenario.checkpoint_interval_min / 2.0
-                      + rng.uniform(0.0, scenario.checkpoint_interval_min, size=int(m.sum()))) if x.mode == "sdc" else x.latency
-        whole = detect + x.reschedule + x.reload + in_flight[m] + sdc_rewind
-        if g == 1 or x.mode == "sdc":
-            cost[m] = whole
+    for i, m in enumerate(modes):
+        k = mode == i
+        # a hang: its timeout, then the rank monitor's check at a uniform phase (the model's half period)
+        detect = m.detect - poll / 2.0 + seen[k] if m.mode == "hang" else np.full(int(k.sum()), m.detect)
+        if m.persisted:  # back to the persisted checkpoint: its age at the corruption is uniform over the interval
+            back = m.latency + rng.uniform(0.0, 2.0 * (rewind[m.mode] - m.latency), size=int(k.sum()))
         else:
-            cost[m] = detect + (g - 1) / g * (rep.stall_min + in_flight[m]) + rep.rejoin_min / g
+            back = in_flight[k]
+        whole = detect + m.reschedule + m.reload + back
+        if g == 1 or m.mode == "sdc":
+            cost[k] = whole
+        else:
+            cost[k] = detect + (g - 1) / g * (rep.stall_min + in_flight[k]) + rep.rejoin_min / g
     per_run = np.bincount(run, weights=cost, minlength=n_runs) / days
     return float(per_run.mean()), float(per_run.std(ddof=1) / math.sqrt(n_runs))

@@ -1,36 +1,39 @@
-"""The floor as a range: Monte Carlo over the uncertain inputs, and the day-to-day spread (notebook 08).
+"""The floor as a range: the same day model evaluated on arrays of draws of its uncertain inputs (notebook 08).
 
-Vectorized over ``n`` draws (numpy), each draw is one after-levers day of the per-mode model
-(:mod:`course_lib.modes`; the same formulas as :func:`course_lib.restart.default_levers` with
-``modes``, checked against it in tests/test_modes.py). The uncertain inputs:
+Each of ``n`` draws is one baseline day and one after-levers day, built by the same functions as the
+point answer (:func:`course_lib.restart.baseline_modes`, :func:`course_lib.levers.default_levers` with
+drawn targets, the levers the answer pulled in the order it pulled them): numpy arrays flow through
+the one model, nothing is restated here. The uncertain inputs:
 
-- **rate**: the per-GPU rate x a Poisson factor (Gamma(k + 1/2) / k, Jeffreys, with k = Llama 3's
-  419 interruptions, data/llama3_table5.csv) x a systematic factor uniform in [1, 2] (Llama 3 ran
-  on "up to 16K" GPUs: fewer GPUs on average would make the per-GPU rate up to twice as high);
-- **hang share**: triangular (low, central, high) of data/failure_modes.csv, the other shares rescaled;
-- **hang timeout**: triangular (2 x, 5 x the longest gap, NCCL's 10-minute collective timeout):
-  5 x is NVRx's safety factor, 10 min the fallback when no heartbeat timeout is tuned, 2 x the
-  course's judgement of the tightest a team would set (false kills: :func:`course_lib.modes.false_kill_probability`);
-- **restart**: triangular (DeadPool's < 40 s, the scenario's hot-spare target (FlashRecovery's
-  150 s), Kokolis et al.'s 5-minute low end of a re-queue: the course's judgement that an in-job
-  restart is no slower than the fastest re-queue), data/restart_ranges.csv.
+- **rate**: the question's rate is an observation of *this* fleet, so its uncertainty is the Poisson
+  uncertainty of the count it was measured from: ``k = failures_per_day x observed_days`` failures
+  (60 for the question's two a day over an assumed month), the rate drawn from the Jeffreys posterior
+  Gamma(k + 1/2) / observed_days (its 90 % interval is the exact Poisson one to within a few percent).
+  Llama 3's "up to 16K GPUs" belongs to notebook 01's cross-check of the rate, not here.
+- **hang share**: triangular (low, central, high) of data/failure_modes.csv, the other shares rescaled
+  (the baseline's detection moves with it; the reschedule keeps its minutes, as in
+  :meth:`course_lib.scenario.Scenario.replace`);
+- **hang timeout**: the *tuned* regime only, triangular (2 x, 5 x, 10 x the longest gap between
+  heartbeats: the safety factors of the course's torchft lab sweep, 5 NVRx's). NCCL's untuned
+  10-minute timeout is the baseline, a separate day, never a tail of the tuned one;
+- **restart**: the in-job restart on a spare, triangular on the end-to-end anchors (DeadPool's 40 s,
+  FlashRecovery's 150 s, the low end of a re-queue, Kokolis et al.'s 5 min), its reschedule stage
+  what remains once the crash's detection and the reload from memory are taken out; it moves the
+  answer only where the spare is pulled.
 
-Triangular and uniform shapes are the course's choice (stated, not sourced). The central value
-is the median of the draws; the range is the 5th-95th percentile; "what dominates" is the input
-with the largest Spearman rank correlation with the output.
+Triangular shapes are the course's choice (stated, not sourced). The central value is the median of
+the draws; the range is the 5th-95th percentile; "what dominates" is the input with the largest
+Spearman rank correlation with the after-levers loss.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import poisson, spearmanr
+from scipy.stats import poisson
 
-from . import interval as iv
-from . import modes as md
-from ._validate import check_int_positive, check_non_negative
-from .scenario import Scenario
-from .units import MINUTES_PER_DAY
+from ._validate import check_int_non_negative, check_int_positive, check_non_negative
+from .scenario import Scenario, shares_with_hang
 
 __all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "p_at_least"]
 
@@ -49,6 +52,9 @@ class Range:
     def text(self) -> str:
         return f"{self.central:.2%} (90 % range {self.low:.2%}-{self.high:.2%})"
 
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
 
 @dataclass(frozen=True)
 class FloorRange:
@@ -59,13 +65,15 @@ class FloorRange:
     dominance: dict  # {input: Spearman rank correlation with the after-levers loss}
     n: int
     shifts: dict = field(default_factory=dict)  # {input: median floor with that input alone drawn - point floor}
+    count: float = 0.0  # the failures the rate rests on
+    days: float = 0.0  # over how many days
 
     @property
     def shift_sentence(self) -> str:
         """Why the central value sits where it does against the point value: each input's own shift."""
         if not self.shifts:
             return ""
-        parts = ", ".join(f"{name} {100 * v:+.2f}" for name, v in sorted(self.shifts.items(), key=lambda kv: -abs(kv[1])))
+        parts = ", ".join(f"{name} {100 * v:+.3f}" for name, v in sorted(self.shifts.items(), key=lambda kv: -abs(kv[1])))
         return f"each input's range alone moves the floor's median from its point value by (percentage points): {parts}"
 
     @property
@@ -75,75 +83,107 @@ class FloorRange:
 
 def _tri(rng, lo, mode, hi, n):
     lo, hi = min(lo, mode), max(hi, mode)
-    return np.full(n, mode) if hi == lo else rng.triangular(lo, mode, hi, n)
+    return np.full(n, float(mode)) if hi == lo else rng.triangular(lo, mode, hi, n)
 
 
-def floor_range(scenario: Scenario | None = None, inputs: md.ModeInputs | None = None, n: int = 20_000,
-                seed: int = 12, data_dir=None, vary=INPUTS) -> FloorRange:
+def _days(s: Scenario, pulled, draws: dict, data_dir=None):
+    """The baseline and after-levers days of the draws (numpy arrays through the one model)."""
+    from .levers import default_levers
+    from .restart import RestartBudget, baseline_modes
+
+    m = s.modes
+    lam, hang, timeout, restart = (draws[name] for name in INPUTS)
+    shares = shares_with_hang(m.shares, hang)
+    base_detect = s.detect_by_mode
+    # a drawn share changes what the baseline's detection takes, not how long a reschedule takes (Scenario.replace's what-if)
+    base = RestartBudget(lam, baseline_modes(shares, base_detect, s.reschedule_min, s.reload_min, m.sdc_latency_min, m.peer_copy),
+                         s.checkpoint_interval_min, s.write_cost_min, None, s.step_min)
+    hang_after = np.minimum(timeout + m.rank_monitor_poll_min / 2.0 + m.launcher_poll_min, base_detect["hang"])
+    targets = {"detect": {"hang": hang_after}, "reschedule": restart}
+    levers = {lv.name: lv for lv in default_levers(s, data_dir, targets)}
+    after = base
+    for name in pulled:
+        after = levers[name](after)
+    return base, after
+
+
+def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12, data_dir=None, vary=INPUTS,
+                pulled=None, shifts: bool = False) -> FloorRange:
     """Central value and 90 % range of the floor and the after-levers loss (notebook 08).
 
-    vary: the uncertain inputs drawn (a subset of :data:`INPUTS`); the others stay at their point
-    values (the scenario's and ``inputs``'). With ``vary=()`` every draw is the point model, so the
-    range collapses onto the first-order floor (tests/test_modes.py). :attr:`FloorRange.shifts`
-    says how far each input alone moves the central value from the point value.
+    pulled: the names of the levers the answer pulled, in its order (None: :func:`course_lib.levers.order_by_saving`
+    at the point values). vary: the uncertain inputs drawn (a subset of :data:`INPUTS`); the others stay
+    at their point values. With ``vary=()`` every draw is the point answer, so the range collapses onto it.
+    shifts: also compute :attr:`FloorRange.shifts`, how far each input alone moves the central value from
+    the point value (four more evaluations).
     """
-    from .data import llama3_table5, mode_shares, sourced
+    from .data import mode_shares, sourced
+    from .levers import default_levers, order_by_saving
+    from .restart import baseline_budget
 
     s = Scenario() if scenario is None else scenario
-    inp = md.ModeInputs() if inputs is None else inputs
+    if not isinstance(s, Scenario):
+        raise ValueError(f"scenario must be a Scenario (got {type(s).__name__})")
     n = check_int_positive("n", n)
+    seed = check_int_non_negative("seed", seed)
     unknown = set(vary) - set(INPUTS)
     if unknown:
         raise ValueError(f"vary must be a subset of {list(INPUTS)} (got {sorted(unknown)})")
+    if pulled is None:
+        pulled = [lv.name for lv in order_by_saving(baseline_budget(s), default_levers(s, data_dir))[0]]
+    m = s.modes
     rng = np.random.default_rng(seed)
-    k = float(np.sum(llama3_table5(data_dir)["count"]))
     rr = sourced("restart_ranges.csv", "key", data_dir)
     hs = mode_shares(data_dir)["hang"]
-    step = inp.step_min(s)
-    gap = max(step, s.snapshot_min)
-    point = {"rate": s.failures_per_day, "hang share": inp.share("hang"), "hang timeout": inp.timeout_min(s),
+    gap = max(s.step_min, s.snapshot_cost_min)
+    inside = s.detect_after_by_mode["crash"] + s.reload_after_min
+    count, days = s.observed_failures, s.observed_days
+    point = {"rate": s.failures_per_day, "hang share": m.share("hang"), "hang timeout": m.hang_timeout_min,
              "restart": s.reschedule_after_min}
+    if "modes.hang_timeout_min" not in s.given:
+        t_lo, t_hi = 2.0 * gap, 10.0 * gap
+    else:  # a timeout given: the same relative spread around it
+        t_lo, t_hi = 0.4 * m.hang_timeout_min, 2.0 * m.hang_timeout_min
     # every input is drawn (the same random stream whatever ``vary`` is), then fixed where not varied
     draws = {
-        "rate": s.failures_per_day * rng.gamma(k + 0.5, 1.0 / k, n) * rng.uniform(1.0, 2.0, n),
+        "rate": rng.gamma(count + 0.5, 1.0 / days, n),
         "hang share": _tri(rng, hs["low"], point["hang share"], hs["high"], n),
-        "hang timeout": _tri(rng, 2 * gap, point["hang timeout"], max(rr["nccl_collective_timeout"].minutes, point["hang timeout"]), n),
-        "restart": _tri(rng, rr["deadpool_hot_swap_512"].minutes, point["restart"], rr["kokolis_u0_low"].minutes, n),
+        "hang timeout": _tri(rng, t_lo, point["hang timeout"], t_hi, n),
+        "restart": np.maximum(_tri(rng, rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
+                                   rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
     }
-    draws = {name: x if name in vary else np.full(n, point[name]) for name, x in draws.items()}
-    floor, loss = _evaluate(s, inp, step, draws)
+    if "hot-spare restart" not in pulled:
+        draws["restart"] = np.full(n, point["restart"])  # no spare: its restart time moves nothing
+    fixed = {name: np.full(n, float(v)) for name, v in point.items()}
+    draws = {name: x if name in vary else fixed[name] for name, x in draws.items()}
+
+    def evaluate(d):
+        _, after = _days(s, pulled, d, data_dir)
+        return np.asarray(after.floor_fraction, dtype=float), np.asarray(after.loss_fraction, dtype=float)
+
+    floor, loss = evaluate(draws)
     pct = lambda x: Range(*np.percentile(x, [50, 5, 95]).tolist())  # noqa: E731
-    dom = {name: float(spearmanr(x, loss).statistic) if np.ptp(x) > 0 else 0.0 for name, x in draws.items()}
-    shifts = {}
-    if tuple(vary) == INPUTS:
-        p_floor, _ = _evaluate(s, inp, step, {name: np.array([v]) for name, v in point.items()})
-        for name in INPUTS:
-            alone = {m: draws[m] if m == name else np.full(n, point[m]) for m in INPUTS}
-            shifts[name] = float(np.median(_evaluate(s, inp, step, alone)[0]) - p_floor[0])
-    return FloorRange(pct(floor), pct(loss), dom, n, shifts)
 
+    def ranks(x):
+        r = np.empty(x.size)
+        r[np.argsort(x, kind="stable")] = np.arange(x.size)
+        return r
 
-def _evaluate(s: Scenario, inp: md.ModeInputs, step: float, draws: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Floor and after-levers loss (fractions of the day) for arrays of the four uncertain inputs."""
-    rate, hang, timeout, restart = (draws[name] for name in INPUTS)
-    shares = md.shares_with_hang(inp.shares, hang)
-    ms = md.mode_stages(s, inp)
-    idx = {x.mode: i for i, x in enumerate(ms)}
-    reload_k = np.array([x.reload for x in ms])
-    latency_k = np.array([x.latency for x in ms])
-    snap_k = np.array([x.uses_snapshot for x in ms], dtype=float)
-    detect = md.half_period(inp.poll_min) + shares[:, idx["hang"]] * timeout
-    reload = shares @ reload_k
-    latency = shares @ latency_k
-    snap_share = shares @ snap_k
-    mtbf = MINUTES_PER_DAY / rate
-    delta = s.snapshot_min
-    bound = max(step, s.snapshot_min, s.write_before_min)
-    tau = np.maximum(np.sqrt(2 * delta * mtbf / snap_share), bound)
-    per_failure = detect + restart + reload + latency
-    floor = rate * (per_failure + step / 2) / MINUTES_PER_DAY
-    loss = iv.complete_loss_fraction(tau, delta, mtbf, per_failure)
-    return np.minimum(floor, loss), loss  # the floor is first order, capped by the complete model's 1 - ETTR
+    loss_ranks = ranks(loss) if np.ptp(loss) > 0 else None
+
+    def rank(x):  # Spearman's rank correlation (continuous draws: no ties), 0 for a constant input
+        if loss_ranks is None or np.ptp(x) == 0:
+            return 0.0
+        return float(np.corrcoef(ranks(x), loss_ranks)[0, 1])
+
+    dom = {name: rank(x) for name, x in draws.items()}
+    moved = {}
+    if shifts:
+        p_floor = evaluate({name: np.array([float(v)]) for name, v in point.items()})[0][0]
+        for name in vary:
+            alone = {k: draws[k] if k == name else fixed[k] for k in INPUTS}
+            moved[name] = float(np.median(evaluate(alone)[0]) - p_floor)
+    return FloorRange(pct(floor), pct(loss), dom, n, moved, float(count), float(days))
 
 
 def p_at_least(k, failures_per_day) -> float:

@@ -1,12 +1,17 @@
 #!/usr/bin/env python
 """make course: run every notebook in order with papermill, build the website, print the answer table.
 
+    make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"
+    python scripts/run_course.py --param n_gpus=16384 --param rate_per_gpu_day=8.1e-4
+
 Notebooks run from notebooks/ (and solutions/) into build/notebooks/; the course website is
 built from those executed notebooks (no second execution) into build/site/ (open
 build/site/index.html; scripts/build_site.py).
-``--param KEY=VALUE`` is injected into every notebook whose parameters cell declares KEY
-(values parsed as YAML, so ``--param n_gpus=16384`` is an int). A failing notebook stops
-the run with the notebook's name, the failing cell and the error.
+Each ``KEY=VALUE`` (the Makefile passes every word of ``PARAMS`` as one ``--param``) is injected
+into every notebook whose parameters cell declares KEY (values parsed as YAML, so
+``n_gpus=16384`` is an int); KEY must be a name of the Scenario's vocabulary
+(:data:`course_lib.scenario.PARAMETERS`). A failing notebook stops the run with the notebook's
+name, the failing cell and the error.
 """
 from __future__ import annotations
 
@@ -72,16 +77,24 @@ def failing_cell(nb_path: Path) -> tuple[int, str]:
     return -1, ""
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--param", action="append", default=[], help="KEY=VALUE injected where declared")
+    ap.add_argument("--param", action="append", default=[], help="KEY=VALUE injected where declared (make: PARAMS=\"K=V K=V\")")
     ap.add_argument("--out", default=str(ROOT / "build"), help="output folder (default build/)")
     ap.add_argument("--no-solutions", action="store_true", help="skip the solution notebooks")
     ap.add_argument("--only", default=None, help="run only notebooks whose name starts with this prefix")
     ap.add_argument("--root", default=str(ROOT), help="folder holding notebooks/ and solutions/ (default: the repository)")
     ap.add_argument("--no-site", action="store_true", help="do not build the website (build/site/)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     params = parse_params(args.param)
+    unknown = sorted(set(params) - set(PARAMETERS))
+    if unknown:
+        print(f"--param: the scenario has no input {unknown}; its inputs are {sorted(PARAMETERS)}", file=sys.stderr)
+        return 2
     try:  # the one Scenario of this run: a bad value fails here, naming the input, before any notebook runs
         scenario = Scenario.from_params(**{k: v for k, v in params.items() if k in PARAMETERS})
     except ValueError as exc:

@@ -205,9 +205,13 @@ def test_wearout_first_failure_matches_the_closed_form():
 
 # ---------------------------------------------------------------- notebook 03
 def test_hourly_interval_loss_replaces_the_rewind_with_half_the_interval():
-    st = rs.baseline_stages(Scenario())
-    right = 100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN / 2) / 1440
+    s = Scenario()
+    st = rs.baseline_stages(s)
+    sdc = s.modes.share("sdc") * s.modes.sdc_latency_min  # a silent corruption still rewinds its latency past the checkpoint
+    right = 100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN / 2 + sdc) / 1440
     assert nb03.hourly_interval_loss(right).ok
+    fb = nb03.hourly_interval_loss(100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN / 2) / 1440)
+    assert not fb.ok and "silent corruption" in fb.message
     fb = nb03.hourly_interval_loss(100 * 2 * (st.restart_cost + nb03.HOURLY_INTERVAL_MIN) / 1440)
     assert not fb.ok and "interval / 2" in fb.message
     fb = nb03.hourly_interval_loss(100 * 2 * (nb03.HOURLY_INTERVAL_MIN / 2) / 1440)

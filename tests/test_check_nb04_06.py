@@ -40,7 +40,7 @@ def test_planned_stops_do_not_move_the_optimum():
 def test_simulated_waste_at_twice_the_optimum_is_accepted():
     m, r = nb04.job_inputs()
     delta = nb04.baseline_write_min()
-    assert delta == Scenario().write_before_min  # the course's one baseline write
+    assert delta == Scenario().write_cost_min  # the course's one baseline write
     tau = iv.optimal_interval_exact(delta, m)
     sim = simulate_job(30 * 24 * 60.0, 2 * tau, delta, m, r, n_runs=2000, seed=11)
     assert nb04.waste_at_twice_optimum(sim.mean("waste")).ok  # the tolerance covers the Monte Carlo error

@@ -10,7 +10,7 @@ import math
 import sympy
 
 from course_lib import Scenario
-from course_lib import floor as fl
+from course_lib import projection as pj
 from course_lib.check import nb05, nb08
 from course_lib.data import load_table
 
@@ -61,7 +61,7 @@ def test_floor_share_grows_with_the_fleet():
 
 
 def test_kokolis_ettr_from_the_formula_reproduces_the_course_function():
-    k = fl.kokolis_projection()
+    k = pj.kokolis_projection()
     dt = nb08.ETTR_INTERVAL_MIN
     lam_min = k.n_gpus / k.gpus_per_node * k.rf_per_node_day / 1440
     right = (1 - lam_min * (k.restart_overhead_min + dt / 2)) / (1 + k.write_cost_min / dt)

@@ -41,16 +41,20 @@ def _seconds(term: str) -> float:
     return float(value) * {"ms": 1e-3, "s": 1.0, "min": 60.0}[unit]
 
 
-@pytest.mark.parametrize("kw", [{}, {"n_gpus": 16384}, {"detect_s": 60, "restart_s": 600, "reload_ms": 5e4}])
+@pytest.mark.parametrize("kw", [{}, {"n_gpus": 16384},
+                                {"hang_timeout_min": 60, "restart_after_min": 600, "reload_after_min": 5e4}])
 def test_every_term_of_the_sentence_is_named_and_they_add_up(kw):
     """'D 46 s + R 150 s + 1.88 s' named nothing and summed to less than the floor it claimed."""
     text = wf.floor_text(**kw)
-    m = re.search(r"= ([\d.]+) failures a day × \((.*?)\) = ([\d.]+) min/day", text)
+    m = re.search(r"= ([\d.]+) failures a day × ([\d.]+) min per failure \((.*?)\)"
+                  r"(?: × ([\d.]+) \(the GPUs that train\) \+ ([\d.]+) min/day of idle spare)? = ([\d.]+) min/day", text)
     assert m, text
-    terms = dict(re.fullmatch(r"(.+?) ([\d.]+ (?:ms|s|min))", t.strip()).groups() for t in m.group(2).split(" + "))
-    assert list(terms) == ["D: detection", "R: reschedule", "reload", "half a step", "corruption rewind"]
-    per_failure_min = sum(_seconds(v) for v in terms.values()) / 60
-    assert float(m.group(1)) * per_failure_min == pytest.approx(float(m.group(3)), rel=0.01)  # as printed, to its digits
+    lam, x, inner, train, idle, floor = m.groups()
+    terms = dict(re.fullmatch(r"(.+?) ([\d.]+ (?:ms|s|min))", t.strip()).groups() for t in inner.split(" + "))
+    assert list(terms) == ["D: detection", "R: reschedule", "reload", "rewind"]
+    assert sum(_seconds(v) for v in terms.values()) / 60 == pytest.approx(float(x), rel=0.01)  # the terms make X
+    total = float(lam) * float(x) * (float(train) if train else 1.0) + (float(idle) if idle else 0.0)
+    assert total == pytest.approx(float(floor), rel=0.01)  # as printed, to its digits
 
 
 def test_present_sentence_is_short_and_says_the_floor_and_the_loss():
@@ -91,14 +95,14 @@ def test_app_mode_comes_from_the_environment(monkeypatch):
 
 
 # the sliders' corners: every slider at each end of its range
-_CORNERS = list(itertools.product((min(wf.FLEET_SIZES), 4096, max(wf.FLEET_SIZES)), (10**-4.5, 10**-2.5), (0.1, 1000.0),
+_CORNERS = list(itertools.product((min(wf.FLEET_SIZES), 4096, max(wf.FLEET_SIZES)), (10**-4.5, 10**-2.5), (None, 1000.0),
                                   (0.1, 1000.0), (1.0, 1e6), (1.0, 1e6)))
 
 
 @pytest.mark.parametrize("mode", ["lesson", "present"])
 def test_no_two_labels_of_the_chart_ever_meet(mode):
     """'33.3 min/day-10.0 min/day' ran together; now each value stands in its own row, inside the figure."""
-    keys = ("n_gpus", "rate_per_gpu_day", "detect_s", "restart_s", "reload_ms", "write_ms")
+    keys = tuple(wf.SLIDERS)  # n_gpus, rate, hang timeout (s), restart (s), reload (ms), write (ms)
     for corner in _CORNERS[:: 13 if mode == "lesson" else 11] + [(4096, None, None, None, None, None)]:
         ans = wf.dashboard_answer(**dict(zip(keys, corner)))
         fig, ax = plt.subplots(figsize=wf.CHART_SIZE[mode], layout="constrained")
@@ -108,6 +112,15 @@ def test_no_two_labels_of_the_chart_ever_meet(mode):
         finally:
             plt.close(fig)
         assert not clash, f"{mode} at {corner}: {clash[:3]}"
+
+
+def test_a_refused_value_is_said_not_raised():
+    """A hang timeout under one healthy step is refused by the model: the sentence says why, the app stays up."""
+    board = wf.dashboard()
+    result = next(w for w in _walk(board) if "course-result" in getattr(w, "_dom_classes", ()))
+    slider = next(w for w in _walk(board) if getattr(w, "description", "") == wf.SLIDER_LABELS["hang_timeout_min"])
+    slider.value = 1.0  # s: shorter than any step of the course's fleets
+    assert "hang_timeout_min must be" in result.value
 
 
 def test_overlapping_texts_finds_a_clash():

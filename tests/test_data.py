@@ -180,3 +180,33 @@ def test_a_ref_and_a_copied_number_cannot_coexist(tmp_path):
     update_manifest(tmp_path)
     with pytest.raises(ValueError, match="keep the number in one place"):
         load_table("levers.csv", tmp_path)
+
+
+def test_every_row_a_manifest_or_ref_names_exists():
+    """Provenance cannot go stale: every data/ file and file:row a MANIFEST entry or a data cell names is there."""
+    import csv
+    import re
+
+    from course_lib.data import DATA_DIR, load_table, manifest
+
+    names = {p.name for p in DATA_DIR.glob("*.csv")}
+    rows_of = {}
+    for name in names - {"MANIFEST.csv"}:
+        t = load_table(name)  # resolves every ref: a ref to a missing row raises here
+        first = next(iter(t.columns))
+        rows_of[name] = {str(r[first]) for r in t.rows}
+    texts = [" ".join(row.values()) for row in manifest().values()]
+    for name in names - {"MANIFEST.csv"}:
+        with open(DATA_DIR / name, newline="") as fh:
+            texts += [" ".join(v or "" for v in row.values()) for row in csv.DictReader(fh)]
+    for text in texts:
+        for fname in re.findall(r"(?:data/)?([a-z0-9_]+\.csv)", text):
+            assert fname in names, f"{fname!r} is named but not in data/: {text[:120]}"
+    for name in names - {"MANIFEST.csv"}:  # every ref cell names a row that exists (load_table resolved them; checked again here)
+        t = load_table(name)
+        for ref in t.columns.get("ref", ()):
+            spec = str(ref).strip().rpartition("=")[2]
+            if spec:
+                fname, key = spec.split(":")[:2]
+                assert key in rows_of[fname], f"{name}: ref {ref!r} names a row {fname} does not have"
+    assert "two torchft rows" not in " ".join(texts)

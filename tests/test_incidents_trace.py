@@ -95,6 +95,43 @@ def test_the_measured_numbers_other_modules_take(result):
     assert pool.poisson == result.spares_poisson and pool.replay == result.spares_replay
 
 
+def test_the_lemon_rows_of_data_are_the_traces_measurement_and_the_lever_clamps_them():
+    """data/floor_inputs.csv's infinitehbd_lemon_* rows recomputed from the trace; the course's lever uses them, clamped."""
+    from course_lib import levers as lv
+    from course_lib.scenario import Scenario
+
+    lem = inc.trace_lemon_removal()
+    m = lv.measured_lemon_removal()
+    assert (m.threshold, m.nodes_removed) == (lem.threshold, lem.n_removed) == (4, 16)
+    assert m.capacity_removed == pytest.approx(lem.capacity_removed, abs=5e-4)
+    for row, measured in ((m.factor, lem.factor), (m.factor_low, lem.factor_low), (m.factor_high, lem.factor_high)):
+        assert row == pytest.approx(measured, abs=5e-5)  # the rows hold 4 decimals
+    # in sample: the same threshold chosen and judged on the whole trace (the gain out of sample does not show)
+    intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
+    whole = np.bincount(intr.node, minlength=len(intr.nodes))
+    lemons = np.flatnonzero(whole >= lem.threshold)
+    kept = ~np.isin(intr.node, lemons)
+    assert m.in_sample == pytest.approx(kept.sum() / len(intr) * fleet.n_nodes / (fleet.n_nodes - lemons.size), abs=5e-5)
+    # out of sample removal bought nothing: the lever's factor is clamped at 1, the bound stays the most removal could buy
+    assert m.factor > 1 and not m.gained and m.lever_factor == 1.0
+    assert Scenario().lemon_factor == lv.lemon_node_factor() == 1.0
+    levers = {x.name: x for x in lv.rate_levers()}
+    assert levers["lemon-node removal"].factor == 1.0 and "clamped at x 1.00" in levers["lemon-node removal"].description
+    assert levers["no faulty GPU / HBM3"].factor == pytest.approx(lv.lemon_bound())
+    assert lv.lemon_bound() < 0.5
+    a = answer(spread_draws=0)
+    assert "bought nothing out of sample" in a.text and f"x {m.factor:.2f}" in a.text
+    fewer = {lever.name: g for lever, g in a.fewer}
+    assert fewer["lemon-node removal"].floor_minutes_per_day == pytest.approx(a.after.floor_minutes_per_day)
+    assert lv.clamp_lemon_factor(1.3) == 1.0 and lv.clamp_lemon_factor(0.2, lv.lemon_bound()) == lv.lemon_bound()
+    with pytest.raises(ValueError, match="give 1"):
+        Scenario().replace(lemon_factor=m.factor)
+    # a log's own measured factor above 1 is clamped the same way in its answer
+    res = inc.answer_for_log(inc.load_trace(), inc.trace_fleet())
+    assert res.lemon_after.floor_fraction == pytest.approx(res.job_answer.after.floor_fraction)
+    assert "removal buys nothing here" in res.text
+
+
 def test_scenario_for_log_takes_measured_stages_where_the_log_has_them():
     lab = inc.read_lab_events(ROOT / "data" / "faultlab_events.jsonl")
     st = inc.report.stage_minutes(lab)
@@ -110,7 +147,7 @@ def test_the_cli_prints_the_traces_numbers(capsys):
     out = capsys.readouterr().out
     for label in ("interruption rate per GPU", "95 % interval, low", "variance / mean", "worst 1 % of nodes",
                   "rate factor, out of sample", "within 5 min of one on another node", "repair time of an interrupted node, median",
-                  "90th percentile", "a 4,096-GPU job: GPUs", "floor lambda (D + R)", "rows read 1,168"):
+                  "90th percentile", "a 4,096-GPU job: GPUs", "floor (its named terms", "rows read 1,168"):
         assert label in out, label
     assert main(["--log", str(TRACE), "--format", "infinitehbd", "--nodes", "400", "--json", "--gpus", "8192"]) == 0
     js = json.loads(capsys.readouterr().out)

@@ -50,9 +50,9 @@ def test_a_new_fleet_size_keeps_the_per_gpu_rate():
 
 @given(st.integers(1, 10**6), st.floats(0.01, 100), st.floats(1, 120))
 def test_loss_fraction_is_restarts_times_minutes_over_a_day(n, r, m):
-    s = Scenario().replace(n_gpus=n, failures_per_day=r, minutes_per_restart=m + 5 + 129.5 / 60, checkpoint_interval_min=m)
-    m = s.restart_total_min
-    assert math.isclose(s.loss_fraction * MINUTES_PER_DAY, r * m)
+    s = Scenario().replace(n_gpus=n, failures_per_day=r, checkpoint_interval_min=m)
+    m = s.minutes_per_restart
+    assert math.isclose(s.loss_fraction * MINUTES_PER_DAY, min(r * m, MINUTES_PER_DAY))
     assert math.isclose(s.fleet_mtbf_hours * r, 24)
 
 
@@ -63,8 +63,9 @@ def test_loss_fraction_is_restarts_times_minutes_over_a_day(n, r, m):
         ("n_gpus", 2.5, "n_gpus"),
         ("rate_per_gpu_day", -1, "rate_per_gpu_day must be a finite number > 0"),
         ("detect_min", -1, "detect_min must be a finite number >= 0"),
-        ("detect_min", None, "detect_min"),
-        ("state_gb_per_gpu", 0, "state_gb_per_gpu must be a finite number > 0"),
+        ("shard_gb", 0, "shard_gb must be a finite number > 0"),
+        ("lemon_factor", 2, "lemon_factor"),
+        ("observed_days", -1, "observed_days"),
         ("write_cost_min", float("nan"), "write_cost_min"),
         ("snapshot_gb_per_s", 0, "snapshot_gb_per_s"),
         ("minutes_per_restart", float("nan"), "minutes_per_restart"),
@@ -126,3 +127,77 @@ def test_every_notebook_declares_the_same_scenario_parameters():
         nb = nbformat.read(book, as_version=4)
         (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
         assert cell.source.startswith(parameters_block()), book.name
+
+
+def test_resolved_inputs_are_one_field_and_a_copy_recomputes_them():
+    import dataclasses
+
+    s = Scenario()
+    assert s.shard_gb == pytest.approx(405e9 * 12 / 4096 / 1e9)
+    assert "shard_gb" not in s.given and "minutes_per_restart" in s.given
+    big = s.replace(n_gpus=8192)
+    assert big.shard_gb == pytest.approx(s.shard_gb / 2) and big.snapshot_cost_min == pytest.approx(s.snapshot_cost_min / 2)
+    assert dataclasses.replace(s, n_gpus=8192).shard_gb == pytest.approx(big.shard_gb)  # dataclasses.replace too
+    kept = s.replace(shard_gb=3.0).replace(n_gpus=8192)
+    assert kept.shard_gb == 3.0 and "shard_gb" in kept.given  # a value given stays given
+    assert s.replace(n_gpus=16384).step_min == pytest.approx(s.step_min / 4 * 430 / 400)  # Table 4's 16K throughput
+    assert Scenario(n_gpus=8192) == s.replace(n_gpus=8192)
+    assert hash(Scenario()) == hash(Scenario())
+
+
+def test_one_vocabulary_for_papermill_the_cli_and_the_dashboard():
+    from course_lib.__main__ import build_parser
+    from course_lib.scenario import PARAMETERS, parameters_block
+    from course_lib.widgets.floor import SLIDERS
+
+    import argparse
+
+    from course_lib.incidents.cli import add_log_arguments
+
+    log = argparse.ArgumentParser()
+    add_log_arguments(log)  # --log FILE and its options: a fault log to measure, not a Scenario input
+    cli = {a.dest for a in build_parser()._actions} - {"help", "json"} - {a.dest for a in log._actions}
+    cell = {line.split(" = ")[0] for line in parameters_block().splitlines() if " = None" in line}
+    assert cli == set(PARAMETERS) == cell
+    assert set(SLIDERS) <= set(PARAMETERS)
+    s = Scenario.from_params(sdc_latency_min=120, groups=4, hang_share=0.5, peer_copy=False)
+    assert s.modes.sdc_latency_min == 120 and s.replicas.groups == 4 and s.modes.share("hang") == 0.5 and not s.modes.peer_copy
+    params = s.params()
+    assert set(params) == set(PARAMETERS) - {"failures_per_day", "observed_failures", "hang_share"}
+    assert Scenario.from_params(**params) == s  # a round trip through the vocabulary
+
+
+def test_sourced_defaults_are_read_once_per_process():
+    import subprocess
+    import sys
+
+    code = ("from course_lib import data\nfrom course_lib.answer import answer\nanswer()\nfirst = data.READS['verified']\n"
+            "answer(); answer()\nprint(first, data.READS['verified'] - first)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    first, again = int(out[0]), int(out[1])
+    assert first <= 15 and again == 0
+
+
+def test_the_documented_make_course_command_parses_into_scenario_parameters():
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from course_lib.scenario import PARAMETERS, parameters_block
+
+    root = Path(__file__).resolve().parents[1]
+    documented = re.search(r"`(make course PARAMS=\"[^\"]+\")`", parameters_block()).group(1)  # what every notebook shows
+    params = shlex.split(documented)[2].split("=", 1)[1]
+    out = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(root), "course", f"PARAMS={params}"],
+                         capture_output=True, text=True, check=True).stdout
+    (line,) = [ln for ln in out.splitlines() if "run_course.py" in ln]
+    args = shlex.split(line)[2:]
+    sys.path.insert(0, str(root / "scripts"))
+    import run_course
+
+    ns = run_course.build_parser().parse_args(args)
+    got = run_course.parse_params(ns.param)
+    assert got == {"n_gpus": 16384, "rate_per_gpu_day": 8.1e-4} and set(got) <= set(PARAMETERS)
+    assert Scenario.from_params(**got).failures_per_day == pytest.approx(16384 * 8.1e-4)

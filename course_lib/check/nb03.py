@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .. import MINUTES_PER_DAY, Scenario
+from .. import levers as lv
 from .. import restart as rs
 from . import Mistake
 from ._common import ExprCheck, NumberCheck, exercise
@@ -43,6 +44,7 @@ def hourly_interval_loss() -> NumberCheck:
     return NumberCheck("03.1 hourly interval", right, 0.005, "% of the day", (
         Mistake(pct(stages.restart_cost + HOURLY_INTERVAL_MIN), "you rewound the whole interval: a failure lands on average halfway through it, so the mean rewind is interval / 2"),
         Mistake(pct(HOURLY_INTERVAL_MIN / 2), "you forgot the restart term: detect + reschedule + reload are still paid at every failure"),
+        Mistake(pct(stages.restart_cost + HOURLY_INTERVAL_MIN / 2), "a silent corruption still rewinds its assumed latency past the checkpoint: keep the share x latency the baseline's rewind holds (hourly.stages.rewind)"),
         Mistake(pct(stages.total + HOURLY_INTERVAL_MIN / 2), f"the {stages.total:g} minutes already contain the baseline's {stages.rewind:g}-minute rewind: replace the rewind stage, do not add to it"),
         Mistake(100 * hourly.fraction_of_day, "that counts the blocking writes too: the question's 2 % counts restarts only, so count restarts only here"),
         Mistake(100 * budget.restart_minutes_per_day / MINUTES_PER_DAY, f"that is the baseline with its {2 * stages.rewind:g}-minute interval: set the rewind to interval / 2 for the hourly interval"),
@@ -84,18 +86,18 @@ def health_check_period() -> ExprCheck:
 # ---------------------------------------------------------------- exercise 3
 @exercise
 def levers_at_four_a_day() -> NumberCheck:
-    """Exercise 3: minutes per day left after notebook 03's four levers at 4 failures a day."""
+    """Exercise 3: minutes per day left after notebook 03's levers (each that saves) at 4 failures a day."""
     scenario = Scenario().replace(failures_per_day=FAILURES_PER_DAY)
     budget = rs.baseline_budget(scenario)
-    final = rs.waterfall(budget, rs.default_levers(scenario))[-1].after
+    final = lv.waterfall(budget, lv.default_levers(scenario))[-1].after
     right = final.minutes_per_day
     base = Scenario()
-    base_final = rs.waterfall(rs.baseline_budget(base), rs.default_levers(base))[-1].after
+    base_final = lv.waterfall(rs.baseline_budget(base), lv.default_levers(base))[-1].after
     factor = FAILURES_PER_DAY / base.failures_per_day
     return NumberCheck("03.3 four failures a day", right, 0.01, "min/day", (
         Mistake(factor * base_final.minutes_per_day, f"you scaled the {base.failures_per_day:g}-a-day result linearly: the restart stages scale with the failures, but Young's interval re-optimises, so rewind + writes grow only with the square root"),
         Mistake(right - final.write_minutes_per_day, "you left out the snapshot writes: the shorter interval pays write_cost x day / interval, counted in minutes_per_day"),
         Mistake(base_final.minutes_per_day, f"that is the result at the question's {base.failures_per_day:g} failures a day: rebuild the budget for {FAILURES_PER_DAY:g} a day"),
-        Mistake(budget.minutes_per_day, "that is the budget before the levers: apply all four (rs.waterfall)"),
+        Mistake(budget.minutes_per_day, "that is the budget before the levers: apply them (lv.waterfall pulls each lever that saves)"),
         Mistake(100 * final.fraction_of_day, "that is a percentage of the day: the task asks for minutes per day"),
     ))

@@ -32,12 +32,12 @@ PFS_REGIME = "pfs_sync"  # exercise 1's write cost (a row of data/write_costs.cs
 def job_inputs() -> tuple[float, float]:
     """(M, R) in minutes as notebook 04 defines them from the Scenario."""
     s = Scenario()
-    return s.fleet_mtbf_hours * 60, s.restart_total_min - s.mean_rewind_min
+    return s.fleet_mtbf_hours * 60, s.minutes_per_restart - s.mean_rewind_min
 
 
 def baseline_write_min() -> float:
     """Notebook 04's baseline write (exercise 3's): the course's synchronous write of the shard, in minutes."""
-    return Scenario().write_before_min
+    return Scenario().write_cost_min
 
 
 def _blocking_min(regime: str) -> float:

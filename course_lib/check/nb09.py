@@ -105,13 +105,9 @@ def break_even_write_cost() -> NumberCheck:
 # ---------------------------------------------------------------- exercise 4
 def spare_inputs() -> dict:
     """The inputs of exercise 4 at the question's scenario: the rate, the reschedule the spare saves, its GPUs."""
-    from .. import modes as md
-    from .. import restart as rs
-
-    s, inp = Scenario(), md.ModeInputs()
-    before = rs.baseline_stages(s).reschedule
-    after = md.after_levers_stages(s, inp)["reschedule"]
-    return {"rate_per_gpu_day": s.rate_per_gpu_day, "saved_per_failure_min": before - after, "spare_gpus": inp.spare_gpus,
+    s = Scenario()
+    before, after = s.reschedule_min, s.reschedule_after_min
+    return {"rate_per_gpu_day": s.rate_per_gpu_day, "saved_per_failure_min": before - after, "spare_gpus": s.modes.spare_gpus,
             "reschedule_before_min": before}
 
 

@@ -50,7 +50,7 @@ def add_log_arguments(parser: argparse.ArgumentParser) -> None:
                    "(raise, the default) or reject it and count it in the report (reject)")
 
 
-def run_log(ns, prog: str, scenario_from_args, mode_inputs_from_args) -> int:
+def run_log(ns, prog: str, scenario_from_args) -> int:
     """The ``--log`` path of the CLI: read, measure, answer; print a table and the report (or JSON)."""
     from . import Fleet, LogFormatError, answer_for_log, read_log
 
@@ -63,8 +63,8 @@ def run_log(ns, prog: str, scenario_from_args, mode_inputs_from_args) -> int:
     if ns.nodes is None:
         return fail("argument --nodes: required with --log: the nodes of the fleet the log covers, those without a fault "
                     "included (a log lists only the nodes that failed)")
-    if ns.rate is not None or ns.failures_per_day is not None:
-        return fail("argument --rate/--failures-per-day: not with --log (the log gives the rate)")
+    if any(getattr(ns, k, None) is not None for k in ("rate_per_gpu_day", "failures_per_day", "observed_failures")):
+        return fail("argument --rate-per-gpu-day/--failures-per-day/--observed-failures: not with --log (the log gives the rate)")
     options = {}
     if ns.bad_rows:
         options["errors"] = ns.bad_rows
@@ -82,8 +82,8 @@ def run_log(ns, prog: str, scenario_from_args, mode_inputs_from_args) -> int:
         return fail(f"argument --log: {exc}")
     try:
         fleet = Fleet(ns.nodes, ns.gpus_per_node or 8)
-        base = scenario_from_args(ns)
-        result = answer_for_log(log, fleet, ns.gpus, base=base, modes=mode_inputs_from_args(ns))
+        base = scenario_from_args(ns)  # the CLI's other inputs, its mode inputs included (Scenario.modes)
+        result = answer_for_log(log, fleet, ns.n_gpus, base=base)
     except ValueError as exc:
         return fail(str(exc))
     if ns.json:

@@ -7,13 +7,12 @@ job's spare pool covers the nodes it loses). :func:`answer_for_log` builds the
 interruption rate per GPU-day, and the log's measured restart stages where it has them) and asks
 the course's one model for the levers and the floor (:func:`course_lib.answer.answer`), at the
 rate and at both ends of its interval, with the lemon-removal factor measured out of sample
-applied as a rate lever (:class:`course_lib.floor.RateLever`), and with the log's own mode shares
+applied as a rate lever (:class:`course_lib.levers.RateLever`), and with the log's own mode shares
 (the course's class-to-mode mapping, an assumption). The spare pool comes from the measured
 repair times (Poisson and replayed) against the elastic alternative (:mod:`course_lib.spares`).
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -225,11 +224,12 @@ class LogAnswer:
             R(f"{tag}_failures_per_day", "  interruptions per day", ans.failures_per_day, "per day", ".3g")
             R(f"{tag}_baseline_pct", "  baseline loss, restarts + writes", 100 * ans.baseline.fraction_of_day, "% of the day", ".2f")
             R(f"{tag}_after_levers_pct", "  loss after the levers", 100 * ans.after.fraction_of_day, "% of the day", ".3f")
-            R(f"{tag}_floor_pct", "  floor lambda (D + R)", 100 * ans.after.floor_fraction, "% of the day", ".3f")
+            R(f"{tag}_floor_pct", "  floor (its named terms, notebook 08)", 100 * ans.after.floor_fraction, "% of the day", ".3f")
         R("job_floor_low_pct", "  floor at the rate's interval, low", 100 * self.job_low.after.floor_fraction, "% of the day", ".3f")
         R("job_floor_high_pct", "  floor at the rate's interval, high", 100 * self.job_high.after.floor_fraction, "% of the day", ".3f")
         if self.lemon_after is not None:
-            R("job_floor_lemon_pct", "  floor with the measured lemon removal", 100 * self.lemon_after.floor_fraction, "% of the day", ".3f")
+            R("job_floor_lemon_pct", "  floor with the measured lemon removal (its factor clamped at 1)",
+              100 * self.lemon_after.floor_fraction, "% of the day", ".3f")
         if self.log_modes_answer is not None:
             R("job_floor_log_modes_pct", "  floor with the log's mode shares (the course's mapping)",
               100 * self.log_modes_answer.after.floor_fraction, "% of the day", ".3f")
@@ -266,7 +266,8 @@ class LogAnswer:
             lm = a.lemon
             parts.append(f"Yet removing the {lm.n_removed} nodes with {lm.threshold} or more in the first half "
                          f"({lm.capacity_removed:.1%} of the capacity) changes the second half's rate by x {lm.factor:.2f} "
-                         f"(interval {lm.factor_low:.2f} to {lm.factor_high:.2f}): out of sample, past lemons are not the future's.")
+                         f"(interval {lm.factor_low:.2f} to {lm.factor_high:.2f}): out of sample, past lemons are not the future's"
+                         + (", so the lemon lever is clamped at x 1.00: removal buys nothing here." if lm.factor >= 1 else "."))
         if a.bursts is not None:
             parts.append(f"Faults are not independent: the inter-arrival CV is {a.bursts.gap_cv:.2f} (Poisson 1) and "
                          f"{a.bursts.coincident_share:.0%} come within {a.bursts.window_min:g} min of one on another node "
@@ -284,17 +285,16 @@ class LogAnswer:
         return " ".join(parts)
 
 
-def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = None, *, base=None, modes=None,
+def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = None, *, base=None,
                    spare_quantile: float = 0.99, replay_draws: int = 20, seed: int = 0, analysis: LogAnalysis | None = None,
                    **analyse_options) -> LogAnswer:
     """The log measured (:func:`analyse`) and the course's answer for the fleet and for a job on it.
 
     job_gpus: the job's GPUs (default: the course's 4,096). base: the Scenario to start from
-    (default the course's). modes: the per-mode inputs (:class:`course_lib.modes.ModeInputs`;
-    default the course's). The measured stage times of a lab log replace the sourced stages.
+    (default the course's; its failure-mode inputs are ``base.modes``). The measured stage times of a
+    lab log replace the sourced stages.
     """
-    from .. import floor as fl
-    from .. import modes as md
+    from .. import levers as lv
     from ..answer import answer
     from ..scenario import Scenario
 
@@ -304,23 +304,20 @@ def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = Non
                          f"{a.rate.high:.3e} per GPU-day)")
     base = Scenario() if base is None else base
     job = check_int_positive("job_gpus", base.n_gpus if job_gpus is None else job_gpus)
-    inputs = md.ModeInputs() if modes is None else modes
-    mk = lambda gpus, r: answer(scenario_for_log(r, gpus, base, a.stages_min), modes=inputs, spread_draws=0)  # noqa: E731
+    mk = lambda gpus, r: answer(scenario_for_log(r, gpus, base, a.stages_min), spread_draws=0)  # noqa: E731
     fleet_ans = mk(fleet.gpus, a.rate.rate_per_gpu_day)
     job_ans = mk(job, a.rate.rate_per_gpu_day)
     low = mk(job, a.rate.low) if a.rate.low > 0 else job_ans
     high = mk(job, a.rate.high)
     lemon_after = None
-    if a.lemon is not None and 0 < a.lemon.factor <= 1:
-        lever = fl.RateLever("lemon-node removal, measured", a.lemon.factor,
+    if a.lemon is not None:  # a factor above 1 (removal did not lower the rate out of sample) is clamped at 1: no gain
+        lever = lv.RateLever("lemon-node removal, measured", lv.clamp_lemon_factor(a.lemon.factor),
                              f"nodes with {a.lemon.threshold}+ interruptions in the log's first half removed", a.log.source)
         lemon_after = lever(job_ans.after)
-    elif a.lemon is not None:
-        lemon_after = job_ans.after  # removal did not lower the rate out of sample: the floor stays
     log_modes = None
     if a.mode_shares is not None:
-        log_modes = answer(scenario_for_log(a.rate.rate_per_gpu_day, job, base, a.stages_min),
-                           modes=dataclasses.replace(inputs, shares=tuple(a.mode_shares[m] for m in pl.MODES)), spread_draws=0)
+        log_modes = answer(scenario_for_log(a.rate.rate_per_gpu_day, job, base, a.stages_min).replace(
+            shares=tuple(a.mode_shares[m] for m in pl.MODES)), spread_draws=0)
     q = check_open_unit("spare_quantile", spare_quantile)
     job_nodes = math.ceil(job / fleet.gpus_per_node)
     pois = replay = cost = elastic = None
@@ -329,5 +326,5 @@ def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = Non
         pois = an.spare_pool(lam, a.repairs.mean_days, q)
         replay = an.replay_spares(a.interruptions, job_nodes, fleet.n_nodes, q, replay_draws, seed)[0]
         cost = sp.spare_cost_minutes_per_day(pois * fleet.gpus_per_node, job)
-        elastic = sp.elastic_cost_minutes_per_day(lam, min(inputs.replica_gpus, job), job, 1440.0 * a.repairs.mean_days)
+        elastic = sp.elastic_cost_minutes_per_day(lam, min(base.modes.replica_gpus, job), job, 1440.0 * a.repairs.mean_days)
     return LogAnswer(a, job, fleet_ans, job_ans, low, high, lemon_after, log_modes, q, job_nodes, pois, replay, cost, elastic)

@@ -1,6 +1,7 @@
 """Figures for notebook 08 (the floor) and notebook 09 (your fleet).
 
-Pure drawing: every number comes from :mod:`course_lib.floor` and :mod:`course_lib.answer`.
+Pure drawing: every number comes from :mod:`course_lib.answer`, :mod:`course_lib.floor` and
+:mod:`course_lib.projection` (one day model: no bar or line passes 100 % of the day).
 The waterfall reuses notebook 03's :func:`course_lib.plots.restart.waterfall_chart` and adds
 the floor bar. Each builder takes an optional ``ax`` and returns it.
 """
@@ -12,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..answer import Answer
-from ..floor import CheckpointRegime, fleet_size_at_ettr
+from ..projection import CheckpointRegime, fleet_size_at_ettr
 from ..restart import RestartBudget, RestartStages
 from .restart import STAGE_COLOURS, waterfall_chart
 
@@ -24,8 +25,9 @@ REGIME_COLOURS = ("#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd")
 
 
 def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
-    """The chain from the baseline to the floor: each lever (largest first), the after-levers
-    loss, and the floor lambda (D + R) as a hatched last bar; the interval change is noted."""
+    """The chain from the baseline to the floor: each lever that saves (largest first), the after-levers
+    loss, and the floor (the after-levers day with free writes and a checkpoint a step) as a hatched last
+    bar; the interval change is noted."""
     if ax is None:
         _, ax = plt.subplots(figsize=(9.0, 4.6))
     steps = list(ans.steps)
@@ -36,7 +38,7 @@ def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
     pct = 100 * f.floor_fraction
     ax.bar(x, pct, color="white", edgecolor=FLOOR_COLOUR, hatch="//", width=0.6, linewidth=1.5)
     ax.text(x, pct, f"{pct:.3f} %\n{f.floor_minutes_per_day:.2f} min/day", ha="center", va="bottom", fontsize=9)
-    labels = [t.get_text() for t in ax.get_xticklabels()] + ["floor λ(D+R)"]
+    labels = [t.get_text() for t in ax.get_xticklabels()] + ["floor"]
     ax.set_xticks(range(len(labels)), labels, rotation=20, ha="right")
     ax.text(0.99, 0.97, f"checkpoint interval {ans.interval_before_min:.1f} min (sync write) -> "
             f"{ans.interval_after_min:.2f} min (in-memory)", transform=ax.transAxes, ha="right", va="top", fontsize=9)
@@ -48,7 +50,7 @@ def dashboard_waterfall(ans: Answer, ax=None, fontsize: float = 11.0):
     as horizontal bars, one row each, so that no two labels can meet at any slider value.
 
     Rows, top to bottom: the baseline, each lever (largest saving first; a floating bar from what it
-    leaves to what it started from), the after-levers loss and the floor lambda (D + R), hatched. Each
+    leaves to what it started from), the after-levers loss and the floor (free writes, a checkpoint a step), hatched. Each
     row's names are its y tick label; its value is written right of the bar's end, in its own row; the
     interval change is a second title line, above the axes. ``fontsize`` scales every text (the
     presentation mode uses a larger one). Returns the axes.
@@ -65,7 +67,7 @@ def dashboard_waterfall(ans: Answer, ax=None, fontsize: float = 11.0):
                      f"-{st.saved_minutes_per_day:.2f} min/day"))
     end = steps[-1].after if steps else start
     rows.append(("after the levers", 0.0, pct(end), "#2ca02c", None, f"{pct(end):.3f} %  ({end.minutes_per_day:.2f} min/day)"))
-    rows.append(("floor λ(D+R)", 0.0, 100 * f.floor_fraction, "white", "//",
+    rows.append(("floor", 0.0, 100 * f.floor_fraction, "white", "//",
                  f"{100 * f.floor_fraction:.3f} %  ({f.floor_minutes_per_day:.2f} min/day)"))
     top = max(r[2] for r in rows) or 1.0
     labels = []
@@ -150,23 +152,23 @@ def ettr_vs_fleet(regimes: Sequence[CheckpointRegime], rates: Mapping[str, float
 
 
 def floor_vs_fleet(detect_plus_restart_min: Mapping[str, float], rates: Mapping[str, float], sizes, ax=None):
-    """The floor lambda (D + R) as a share of the day against fleet size, one line per D + R
-    (label -> minutes), shaded over the band of published rates."""
+    """The floor of a day whose failures each cost ``D + R`` minutes, as a share of the day against fleet
+    size, one line per ``D + R`` (label -> minutes), shaded over the band of published rates (at most 100 %)."""
     if ax is None:
         _, ax = plt.subplots(figsize=(8.0, 4.0))
     sizes = np.asarray(sizes, dtype=float)
     lo, mid, hi = rates["band_low"], rates["central"], rates["band_high"]
     for colour, (label, dr) in zip(REGIME_COLOURS[::-1], detect_plus_restart_min.items()):
         stages = RestartStages(detect=dr, reschedule=0.0, reload=0.0, rewind=0.0)
-        pct = lambda r: np.array([100 * RestartBudget(n * r, stages).floor_fraction for n in sizes])  # noqa: E731
+        pct = lambda r: np.array([100 * RestartBudget.single(n * r, stages).floor_fraction for n in sizes])  # noqa: E731
         ax.fill_between(sizes, pct(lo), pct(hi), color=colour, alpha=0.15, lw=0)
         ax.plot(sizes, pct(mid), color=colour, lw=2, label=f"{label}: D + R = {dr:.2f} min")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlim(sizes[0], sizes[-1])
     ax.set_xlabel("GPUs in the job")
-    ax.set_ylabel("floor λ(D+R) (% of the day)")
-    ax.set_title("The floor grows with the fleet: λ = GPUs x rate")
+    ax.set_ylabel("floor (% of the day)")
+    ax.set_title("The floor grows with the fleet (λ = GPUs x rate) until it takes the day")
     ax.legend(loc="upper left", fontsize=9)
     return ax
 
@@ -178,9 +180,9 @@ def floor_alternatives(floors: Mapping[str, RestartBudget], ax=None):
     names = list(floors)
     for row, name in enumerate(names):
         f = floors[name]
-        ax.barh(row, f.floor_minutes_per_day, color=FLOOR_COLOUR, label="floor λ(D+R)" if row == 0 else None)
-        ax.barh(row, f.checkpoint_minutes_per_day, left=f.floor_minutes_per_day, color="#9467bd",
-                label="rewind + writes" if row == 0 else None)
+        ax.barh(row, f.floor_minutes_per_day, color=FLOOR_COLOUR, label="floor" if row == 0 else None)
+        ax.barh(row, f.minutes_per_day - f.floor_minutes_per_day, left=f.floor_minutes_per_day, color="#9467bd",
+                label="checkpoint: rewind beyond a step + writes" if row == 0 else None)
         ax.text(f.minutes_per_day, row, f" {f.minutes_per_day:.2f}", va="center", fontsize=9)
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()

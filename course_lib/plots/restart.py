@@ -10,7 +10,8 @@ from typing import Sequence
 
 import matplotlib.pyplot as plt
 
-from ..restart import STAGES, RestartBudget, WaterfallStep
+from ..levers import WaterfallStep
+from ..restart import STAGES, RestartBudget
 
 __all__ = ["STAGE_COLOURS", "stage_bar", "waterfall_chart"]
 
@@ -22,6 +23,7 @@ STAGE_COLOURS = {
     "rewind": "#9467bd",
     "latency": "#8c564b",  # the rewind past a late-detected corruption (silent data corruption)
     "write": "#7f7f7f",
+    "idle": "#bcbd22",  # an idle hot spare's GPUs
 }
 
 
@@ -46,7 +48,7 @@ def stage_bar(budgets: dict[str, RestartBudget], ax=None):
     ax.invert_yaxis()
     ax.set_xlabel("minutes lost per day")
     handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(s) for s in (*STAGES, "latency", "write") if s in labels]
+    order = [labels.index(s) for s in (*STAGES, "latency", "write", "idle") if s in labels]
     ax.legend([handles[i] for i in order], [labels[i] for i in order], ncol=5, loc="lower center",
               bbox_to_anchor=(0.5, 1.0), fontsize=9)
     return ax

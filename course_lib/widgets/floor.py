@@ -19,9 +19,13 @@ MODE=present`` starts the classroom app in presentation mode, :func:`app_mode`):
   that both stand on one screen at 1024 x 768 and at 1280 x 720 zoomed to 150 %; the full sentence,
   the sliders and the symbols follow below.
 
-The chart is :func:`course_lib.plots.floor.dashboard_waterfall` (one row per bar: no two labels can
-meet). The only call into the rest of course_lib is :func:`dashboard_answer` (the Scenario of the
-slider values -> the answer).
+The sliders carry the Scenario's own names (:data:`SLIDERS`, a subset of
+:data:`course_lib.scenario.PARAMETERS`; tests/test_scenario_ledger.py compares the sets); their
+display units (s, ms) are converted in :func:`dashboard_scenario` only. The chart is
+:func:`course_lib.plots.floor.dashboard_waterfall` (one row per bar: no two labels can meet). The
+only call into the rest of course_lib is :func:`dashboard_answer` (the Scenario of the slider values
+-> the answer), one day model, so the sentence, the chart and the CLI cannot disagree and no number
+passes the day.
 """
 from __future__ import annotations
 
@@ -31,78 +35,85 @@ import os
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
+from .. import prose
 from ..answer import answer
 from ..plots.floor import dashboard_waterfall
 from ..scenario import Scenario
 from ..units import from_minutes, to_minutes
 
-__all__ = ["FLEET_SIZES", "SLIDER_LABELS", "SYMBOLS", "MODES", "dashboard_defaults", "dashboard_scenario", "dashboard_answer",
-           "floor_text", "floor_html", "present_text", "present_html", "app_mode", "dashboard"]
+__all__ = ["FLEET_SIZES", "SLIDERS", "SLIDER_LABELS", "SYMBOLS", "MODES", "dashboard_defaults", "dashboard_scenario",
+           "dashboard_answer", "floor_text", "floor_html", "present_text", "present_html", "app_mode", "dashboard"]
 
 #: The fleet sizes the slider offers (GPUs): 1,024 to 131,072, powers of two and 1.5x between.
 FLEET_SIZES = tuple(sorted({1024 * 2**k for k in range(8)} | {1536 * 2**k for k in range(7)}))
 
-#: The sliders' labels, in words (each fits its label column whole: nothing is cut to "rate /GPU...").
-SLIDER_LABELS = {
-    "n_gpus": "GPUs in the job",
-    "rate_per_gpu_day": "failures per GPU-day",
-    "detect_s": "crash-detection poll (s)",
-    "restart_s": "R: reschedule (s)",
-    "reload_ms": "reload from memory (ms)",
-    "write_ms": "checkpoint write δ (ms)",
+#: The sliders, keyed by the Scenario's own names (:data:`course_lib.scenario.PARAMETERS`): label and display unit.
+SLIDERS = {
+    "n_gpus": ("GPUs in the job", None),
+    "rate_per_gpu_day": ("failures per GPU-day", None),
+    "hang_timeout_min": ("tuned hang timeout (s)", "s"),
+    "restart_after_min": ("in-job restart, end to end (s)", "s"),
+    "reload_after_min": ("reload from memory (ms)", "ms"),
+    "snapshot_cost_min": ("checkpoint write δ (ms)", "ms"),
 }
+#: The sliders' labels, in words (each fits its label column whole: nothing is cut to "rate /GPU...").
+SLIDER_LABELS = {name: label for name, (label, _) in SLIDERS.items()}
 
 #: The line under the dashboard that defines every symbol it shows.
 SYMBOLS = (
-    "λ: failures a day (GPUs × failures per GPU-day). D: detection, until the job notices a failure (heartbeat). "
-    "R: restart, rescheduling onto a hot spare plus reloading the checkpoint from host memory. Every failure also "
-    "rewinds half a training step, and a silent corruption rewinds past its latency (share-weighted). "
-    "δ: how long one checkpoint write blocks training; it sets the checkpoint interval τ* = √(2δM), M = 24 h / λ. "
-    "The floor λ(D+R) is what no checkpoint removes: the hatched bar. The levers take the baseline down to it, largest first."
+    "λ: failures a day (GPUs × failures per GPU-day). X: minutes one failure costs: detection D (a crash within the "
+    "launcher's 0.1 s poll, a hang at its tuned timeout, a lost host at a 30 s heartbeat) + restart R (reschedule and "
+    "reload) + the work rewound. δ: how long one checkpoint write blocks training; it sets the interval τ. "
+    "The day lost is λX + the writes (never more than the day); the floor is that day with δ = 0 and τ one step, "
+    "what no checkpoint removes: the hatched bar. The levers take the baseline down to it, largest first, each only "
+    "while it saves."
 )
 
 
-def dashboard_defaults(n_gpus: int | None = None) -> dict:
-    """The sliders' starting values: the course's Scenario (at ``n_gpus``, if given).
+def _display(name: str, minutes: float) -> float:
+    unit = SLIDERS[name][1]
+    return from_minutes(minutes, unit) if unit else minutes
 
-    Keys: n_gpus, rate_per_gpu_day, detect_s (heartbeat detection), restart_s (reschedule on a
-    hot spare), reload_ms (from host memory) and write_ms (the in-memory snapshot's blocking
-    cost). The last two depend on the fleet: the shard per GPU shrinks as the fleet grows.
+
+def dashboard_defaults(n_gpus: int | None = None) -> dict:
+    """The sliders' starting values, in their display units: the course's Scenario (at ``n_gpus``, if given).
+
+    The reload and snapshot times depend on the fleet (the shard per GPU shrinks as it grows), and so
+    does the hang timeout (the step shrinks).
     """
     sc = Scenario.from_params(n_gpus=n_gpus)
-    return {
-        "n_gpus": sc.n_gpus,
-        "rate_per_gpu_day": sc.rate_per_gpu_day,
-        "detect_s": from_minutes(sc.detect_after_min, "s"),
-        "restart_s": from_minutes(sc.reschedule_after_min, "s"),
-        "reload_ms": from_minutes(sc.reload_from_memory_min, "ms"),
-        "write_ms": from_minutes(sc.snapshot_min, "ms"),
-    }
+    values = {"n_gpus": sc.n_gpus, "rate_per_gpu_day": sc.rate_per_gpu_day, "hang_timeout_min": sc.hang_timeout_min,
+              "restart_after_min": sc.restart_after_min, "reload_after_min": sc.reload_after_min,
+              "snapshot_cost_min": sc.snapshot_cost_min}
+    return {name: (v if name in ("n_gpus", "rate_per_gpu_day") else _display(name, v)) for name, v in values.items()}
 
 
-def dashboard_scenario(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> Scenario:
-    """The one Scenario of the dashboard's values (the slider units are converted here, and only here).
+def dashboard_scenario(**values) -> Scenario:
+    """The one Scenario of the dashboard's values (display units converted here, and only here).
 
-    None keeps the course's value at that fleet size, so with only ``n_gpus`` set the
-    dashboard answers exactly what ``python -m course_lib budget --gpus N`` answers.
+    None keeps the course's value at that fleet size, so with only ``n_gpus`` set the dashboard
+    answers exactly what ``python -m course_lib budget --gpus N`` answers.
     """
-    conv = lambda x, unit: None if x is None else to_minutes(x, unit)  # noqa: E731
-    return Scenario.from_params(
-        n_gpus=None if n_gpus is None else int(round(n_gpus)), rate_per_gpu_day=rate_per_gpu_day,
-        detect_after_min=conv(detect_s, "s"), reschedule_after_min=conv(restart_s, "s"),
-        reload_after_min=conv(reload_ms, "ms"), snapshot_cost_min=conv(write_ms, "ms"),
-    )
+    unknown = set(values) - set(SLIDERS)
+    if unknown:
+        raise ValueError(f"slider must be one of {sorted(SLIDERS)} (got {sorted(unknown)})")
+    params = {}
+    for name, v in values.items():
+        unit = SLIDERS[name][1]
+        if v is None:
+            continue
+        params[name] = int(round(v)) if name == "n_gpus" else (to_minutes(v, unit) if unit else v)
+    return Scenario.from_params(**params)
 
 
-def dashboard_answer(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None):
-    """:func:`course_lib.answer.answer` for the dashboard's values (None: the course's value)."""
-    # the sentence and the waterfall use no Monte Carlo range: skip it on every slider move
-    return answer(dashboard_scenario(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms), spread_draws=0)
+def dashboard_answer(**values):
+    """:func:`course_lib.answer.answer` for the dashboard's values (None: the course's value), without the Monte Carlo range."""
+    return answer(dashboard_scenario(**values), spread_draws=0)
 
 
-def floor_text(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
+def floor_text(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     """The dashboard's key sentence: the floor and the after-levers loss for these values."""
-    return _sentence(dashboard_answer(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))
+    return _sentence(dashboard_answer(n_gpus=n_gpus, rate_per_gpu_day=rate_per_gpu_day, **values))
 
 
 def _duration(minutes: float) -> str:
@@ -117,42 +128,55 @@ def _duration(minutes: float) -> str:
 
 def _sentence(a) -> str:
     f = a.after
-    st = f.stages
-    if not f.makes_progress or f.fraction_of_day > 1.0:  # no percentage above 100: say it plainly
-        return f"At {a.n_gpus:,} GPUs, {a.failures_per_day:.3g} failures a day, after the levers: {f.progress_sentence}"
+    fb = f.floor_budget
+    st = fb.stages
+    if not fb.makes_progress:  # no percentage of a day above 100: say it plainly
+        return (f"At {a.n_gpus:,} GPUs, {a.failures_per_day:,.3g} failures a day: every lever pulled, a failure still costs "
+                f"{_duration(st.total)} and the next comes {_duration(f.mtbf_min)} later, so the job never catches up: "
+                f"100 % of the day is lost, floor included.")
+    idle = float(f.floor_budget.idle_minutes_per_day)
+    work = f.floor_minutes_per_day - idle  # the failures' minutes, on the GPUs that train: (1 - i) lambda X
+    train = 1.0 - float(f.floor_budget.idle_share)
+    stages = (f"(D: detection {_duration(st.detect)} + R: reschedule {_duration(st.reschedule)} + reload "
+              f"{_duration(st.reload)} + rewind {_duration(st.rewind)})")
+    if idle > 0:  # a kept spare: its idle GPUs are a term of their own, and the failures cost only the training share
+        (_, idle_t), floor = prose.added([work, idle], f.floor_minutes_per_day)
+        product = (f"{a.failures_per_day:.2f} failures a day × {st.total:.3f} min per failure {stages} × {train:.4f} "
+                   f"(the GPUs that train) + {idle_t} min/day of idle spare = {floor}")
+    else:
+        lam, x, floor = prose.times(a.failures_per_day, st.total, f.floor_minutes_per_day, digits=(2, 3, 2))
+        product = f"{lam} failures a day × {x} min per failure {stages} = {floor}"
+    pulled = ", ".join(a.order) if a.order else "none"
     return (
-        f"Floor λ(D+R) at {a.n_gpus:,} GPUs = {a.failures_per_day:.3g} failures a day × "
-        f"(D: detection {_duration(st.detect)} + R: reschedule {_duration(st.reschedule)} + reload {_duration(st.reload)} "
-        f"+ half a step {_duration(f.step_min / 2)} + corruption rewind {_duration(f.latency_rewind_min)}) = "
-        f"{f.floor_minutes_per_day:.2f} min/day ({100 * f.floor_fraction:.3f} % of the day); "
-        f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.fraction_of_day:.3f} %), "
-        f"checkpoint every {f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
-        f"a crash is seen within a {_duration(a.scenario.detect_after_min)} poll, a hang only at its timeout; "
-        f"a shard reloads from memory in {_duration(a.scenario.reload_from_memory_min)}"
+        f"Floor at {a.n_gpus:,} GPUs = {product} min/day ({100 * f.floor_fraction:.3f} % of the day); "
+        f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.loss_fraction:.3f} %; {pulled}), checkpoint every "
+        f"{f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
+        f"a hang is seen at its {_duration(a.scenario.hang_timeout_min)} timeout; "
+        f"a shard reloads from memory in {_duration(a.scenario.reload_after_min)}"
     )
 
 
-def floor_html(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
+def floor_html(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     """:func:`floor_text` as the HTML the ``course-result`` widget holds."""
-    return f"<b>{html.escape(floor_text(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))}</b>"
+    return f"<b>{html.escape(floor_text(n_gpus, rate_per_gpu_day, **values))}</b>"
 
 
 def _headline(a) -> str:
     f = a.after
-    if not f.makes_progress or f.fraction_of_day > 1.0:
-        return f"At {a.n_gpus:,} GPUs, after the levers: {f.progress_sentence}"
-    return (f"At {a.n_gpus:,} GPUs the floor λ(D+R) is {f.floor_minutes_per_day:.2f} min a day "
-            f"({100 * f.floor_fraction:.3f} %); after the levers {f.minutes_per_day:.2f} min a day ({100 * f.fraction_of_day:.3f} %).")
+    if not f.floor_budget.makes_progress:  # no percentage of a day above 100: say it plainly
+        return f"At {a.n_gpus:,} GPUs, every lever pulled, the job never catches up: 100 % of the day is lost."
+    return (f"At {a.n_gpus:,} GPUs the floor is {f.floor_minutes_per_day:.2f} min a day "
+            f"({100 * f.floor_fraction:.3f} %); after the levers {f.minutes_per_day:.2f} min a day ({100 * f.loss_fraction:.3f} %).")
 
 
-def present_text(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
+def present_text(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     """The presentation mode's result sentence: the floor and the after-levers loss, short enough for 30 px type."""
-    return _headline(dashboard_answer(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))
+    return _headline(dashboard_answer(n_gpus=n_gpus, rate_per_gpu_day=rate_per_gpu_day, **values))
 
 
-def present_html(n_gpus=None, rate_per_gpu_day=None, detect_s=None, restart_s=None, reload_ms=None, write_ms=None) -> str:
+def present_html(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     """:func:`present_text` as the HTML the ``course-result`` widget holds in presentation mode."""
-    return f"<b>{html.escape(present_text(n_gpus, rate_per_gpu_day, detect_s, restart_s, reload_ms, write_ms))}</b>"
+    return f"<b>{html.escape(present_text(n_gpus, rate_per_gpu_day, **values))}</b>"
 
 
 #: The dashboard's modes: a lesson's (notebook 08) and a projector's (``make app MODE=present``).
@@ -195,10 +219,10 @@ def _controls(d: dict, present: bool = False) -> dict:
             options=[(f"{n:,}", n) for n in FLEET_SIZES], value=d["n_gpus"], description=SLIDER_LABELS["n_gpus"],
             continuous_update=False, style=style, layout=layout),
         "rate_per_gpu_day": log("rate_per_gpu_day", -4.5, -2.5, ".2e"),
-        "detect_s": log("detect_s", -1, 3, ".3g"),
-        "restart_s": log("restart_s", -1, 3, ".3g"),
-        "reload_ms": log("reload_ms", 0, 6, ".3g"),
-        "write_ms": log("write_ms", 0, 6, ".3g"),
+        "hang_timeout_min": log("hang_timeout_min", 0, 3, ".3g"),
+        "restart_after_min": log("restart_after_min", 0, 3, ".3g"),
+        "reload_after_min": log("reload_after_min", 0, 6, ".3g"),
+        "snapshot_cost_min": log("snapshot_cost_min", 0, 6, ".3g"),
     }
 
 
@@ -254,7 +278,11 @@ def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
         if change is not None:
             touched.add(change["owner"].description)
         values = {k: (c.value if k == "n_gpus" or c.description in touched else None) for k, c in controls.items()}
-        last["ans"] = dashboard_answer(**values)  # one answer per slider move
+        try:
+            last["ans"] = dashboard_answer(**values)  # one answer per slider move
+        except ValueError as e:  # a value the model refuses (a hang timeout under one step): say why, keep the chart
+            result.value = f"<b>{html.escape(str(e))}</b>"
+            return
         draw(last["ans"])
 
     def new_fleet(change):
@@ -262,7 +290,7 @@ def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
         fresh = dashboard_defaults(change["new"])
         busy.append(True)
         try:
-            for key in ("reload_ms", "write_ms"):
+            for key in ("hang_timeout_min", "reload_after_min", "snapshot_cost_min"):
                 if controls[key].description not in touched:
                     controls[key].value = fresh[key]
         finally:

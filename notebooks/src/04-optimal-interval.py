@@ -20,28 +20,48 @@ rng = setup()
 
 # %% tags=["parameters"]
 # The scenario: the same names in every notebook (None keeps the course's value);
-# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+# `make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"` or papermill `-p KEY VALUE` changes every notebook.
 n_gpus = None  # GPUs in the job (4,096)
 rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
 failures_per_day = None  # ... or failures per day of the whole job ...
-observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
-observed_days = None  # days the log covers
+observed_failures = None  # ... or failures counted in a log over observed_days on n_gpus GPUs
+observed_days = None  # days the rate was counted over (assumed 30: its Poisson uncertainty)
 minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
-checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
-detect_min = None  # minutes to notice a failure (a 5-minute health check)
+checkpoint_interval_min = None  # the baseline checkpoint interval (assumed 10 min)
+detect_min = None  # minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
 checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
-state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+shard_gb = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
-detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+restart_after_min = None  # in-job restart on a hot spare, end to end for a crash (FlashRecovery's 150 s)
+reschedule_after_min = None  # its reschedule stage (None: the 150 s less the detection and reload inside it)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
 reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+lemon_factor = None  # failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)
+shares = None  # crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...
+hang_share = None  # ... share of failures that hang (the other modes rescaled) instead of shares
+launcher_poll_min = None  # the launcher's monitor interval, crash detection (torchrun 0.1 s)
+rank_monitor_poll_min = None  # NVRx rank monitor's period for evaluating hang timeouts (5 s)
+safety_factor = None  # tuned hang timeout / longest legitimate gap (NVRx 5)
+hang_timeout_min = None  # the tuned hang timeout (None: safety factor x the longest gap)
+untuned_hang_timeout_min = None  # the baseline's hang detection: NCCL's collective timeout (10 min)
+health_check_min = None  # the baseline's health-check period: a lost host is seen half of it later (5 min)
+host_heartbeat_min = None  # a lost host after the levers: a cross-node heartbeat timeout (NVRx 30 s)
+sdc_latency_min = None  # minutes until silent data corruption is noticed (assumed 60)
+tokens_per_step = None  # tokens per training step (Llama 3's 16M)
+tflops_per_gpu = None  # achieved TFLOP/s per GPU (None: Llama 3 Table 4 at the nearest fleet)
+peer_copy = None  # a peer holds the snapshot too (True), so a lost host restores from memory
+spare_gpus = None  # idle hot-spare GPUs (one 8-GPU server)
+spares_pooled = None  # the spares serve other jobs (True): charge them nothing
+replica_gpus = None  # GPUs of one data-parallel replica (TP 8 x PP 16)
+groups = None  # replica groups of per-step fault tolerance (None: one per replica)
+stall_min = None  # survivors' stall per failure with per-step fault tolerance (lab x 10)
+rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # this notebook's own knobs (not scenario inputs)
 write_cost_regime = None  # None: the course's synchronous write (the scenario's); or a row of data/write_costs.csv
 n_runs = 20000  # simulated runs per interval
@@ -64,18 +84,18 @@ from course_lib.widgets.interval import interval_controls, interval_view
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
 M = scenario.mtbf_min  # fleet MTBF in minutes
-R = scenario.restart_total_min - scenario.mean_rewind_min  # restart cost without the rewound work
+R = scenario.minutes_per_restart - scenario.mean_rewind_min  # restart cost without the rewound work
 costs = load_table("write_costs.csv")
 if write_cost_regime is None:  # the synchronous write every notebook uses: the shard per GPU through torch.save + fsync
-    write_s = 60 * scenario.write_before_min
-    write_what = (f"the {scenario.shard_bytes / 1e9:.2g} GB shard per GPU through torch.save + fsync at "
+    write_s = 60 * scenario.write_cost_min
+    write_what = (f"the {scenario.shard_gb:.2g} GB shard per GPU through torch.save + fsync at "
                   f"{scenario.persist_gb_per_s:g} GB/s, measured")
 else:  # a what-if from the table of write costs seen in practice
     row = costs.where("regime", write_cost_regime).rows[0]
     write_s, write_what = row["blocking_s"], row["description"]
 delta = write_s / 60  # blocking write cost in minutes
 print(f"fleet MTBF M          : {M:.0f} min ({scenario.fleet_mtbf_hours:.0f} h)")
-print(f"restart cost R        : {R:.0f} min (the {scenario.restart_total_min:g} min per restart minus the mean rewind of {scenario.mean_rewind_min:g} min)")
+print(f"restart cost R        : {R:.2f} min (the {scenario.minutes_per_restart:g} min per restart minus the mean rewind of {scenario.mean_rewind_min:.2f} min)")
 print(f"baseline write cost   : {write_s:.3g} s = {delta:.4f} min ({write_what})")
 
 # %% [markdown]

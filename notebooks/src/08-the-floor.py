@@ -9,8 +9,8 @@
 # from 1,024 to 131,072 GPUs.
 #
 # **Learning objectives**
-# - Derive the floor $\lambda (D + R)$: the loss that stays when the checkpoint write cost goes to zero, and check it by simulation.
-# - Read the whole chain from 2.08 % to the floor as one waterfall, each lever with the minutes a day it saves.
+# - Derive the floor: the loss that stays when the checkpoint write cost goes to zero, as named terms, and check it by simulation.
+# - Read the whole chain from 2.08 % to the floor as one waterfall, each lever with the minutes a day it saves, and say why one is left out.
 # - Say where 90 % ETTR breaks with hourly checkpoints, async writes and in-memory snapshots, across the band of published failure rates.
 #
 # **Time:** 30 minutes. **Prerequisites:** [notebook 03](03-anatomy-of-a-restart.ipynb) (the stages and the levers), [notebook 04](04-optimal-interval.ipynb) (the
@@ -23,28 +23,48 @@ rng = setup()
 
 # %% tags=["parameters"]
 # The scenario: the same names in every notebook (None keeps the course's value);
-# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+# `make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"` or papermill `-p KEY VALUE` changes every notebook.
 n_gpus = None  # GPUs in the job (4,096)
 rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
 failures_per_day = None  # ... or failures per day of the whole job ...
-observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
-observed_days = None  # days the log covers
+observed_failures = None  # ... or failures counted in a log over observed_days on n_gpus GPUs
+observed_days = None  # days the rate was counted over (assumed 30: its Poisson uncertainty)
 minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
-checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
-detect_min = None  # minutes to notice a failure (a 5-minute health check)
+checkpoint_interval_min = None  # the baseline checkpoint interval (assumed 10 min)
+detect_min = None  # minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
 checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
-state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+shard_gb = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
-detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+restart_after_min = None  # in-job restart on a hot spare, end to end for a crash (FlashRecovery's 150 s)
+reschedule_after_min = None  # its reschedule stage (None: the 150 s less the detection and reload inside it)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
 reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+lemon_factor = None  # failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)
+shares = None  # crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...
+hang_share = None  # ... share of failures that hang (the other modes rescaled) instead of shares
+launcher_poll_min = None  # the launcher's monitor interval, crash detection (torchrun 0.1 s)
+rank_monitor_poll_min = None  # NVRx rank monitor's period for evaluating hang timeouts (5 s)
+safety_factor = None  # tuned hang timeout / longest legitimate gap (NVRx 5)
+hang_timeout_min = None  # the tuned hang timeout (None: safety factor x the longest gap)
+untuned_hang_timeout_min = None  # the baseline's hang detection: NCCL's collective timeout (10 min)
+health_check_min = None  # the baseline's health-check period: a lost host is seen half of it later (5 min)
+host_heartbeat_min = None  # a lost host after the levers: a cross-node heartbeat timeout (NVRx 30 s)
+sdc_latency_min = None  # minutes until silent data corruption is noticed (assumed 60)
+tokens_per_step = None  # tokens per training step (Llama 3's 16M)
+tflops_per_gpu = None  # achieved TFLOP/s per GPU (None: Llama 3 Table 4 at the nearest fleet)
+peer_copy = None  # a peer holds the snapshot too (True), so a lost host restores from memory
+spare_gpus = None  # idle hot-spare GPUs (one 8-GPU server)
+spares_pooled = None  # the spares serve other jobs (True): charge them nothing
+replica_gpus = None  # GPUs of one data-parallel replica (TP 8 x PP 16)
+groups = None  # replica groups of per-step fault tolerance (None: one per replica)
+stall_min = None  # survivors' stall per failure with per-step fault tolerance (lab x 10)
+rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # this notebook's own knobs (not scenario inputs)
 sim_runs = 4000  # simulated jobs in the check of section 3
 sim_days = 30  # days of useful work per simulated job
@@ -55,14 +75,17 @@ import numpy as np
 import sympy as sp
 from IPython.display import display
 
-from course_lib import MINUTES_PER_DAY, Scenario, ledger
+from course_lib import MINUTES_PER_DAY, Scenario, ledger, prose
+from course_lib import failures as fa
 from course_lib import floor as fl
 from course_lib import interval as iv
-from course_lib import modes as md
-from course_lib import spares
+from course_lib import levers as lv
+from course_lib import projection as pj
+from course_lib import uncertainty as un
 from course_lib.answer import answer, reported_ettr
-from course_lib.data import failure_logs, load_table
+from course_lib.data import load_table, sourced
 from course_lib.plots.floor import answer_waterfall, ettr_vs_fleet, floor_alternatives, floor_vs_fleet
+from course_lib import spares
 from course_lib.simulate import simulate_job
 from course_lib.widgets.floor import FLEET_SIZES, dashboard, dashboard_answer
 
@@ -76,14 +99,13 @@ print(f"{ans.n_gpus:,} GPUs at {ans.rate_per_gpu_day:.2e} failures per GPU-day: 
 # **Predict first:** after heartbeats, hot spares, reload from memory and an in-memory checkpoint,
 # how many of the baseline's 30 minutes a day are left? More or less than two minutes?
 #
-# Each lever's number is sourced in `data/` ([notebook 03](03-anatomy-of-a-restart.ipynb) cites them): a 5 s heartbeat check (NVIDIA
-# Resiliency Extension; a hang is seen only at its timeout), a hot-spare restart back to training in 150 s end to
-# end (FlashRecovery [@flashrecovery]), the shard read
-# back from pinned host memory and snapshotted to it at the bandwidth measured for this course
-# (`data/write_costs.csv` [@h200-measurement]). The write *before* is a plain synchronous
-# `torch.save` + fsync of the same shard (also measured for this course). The in-memory checkpoint
-# lever checkpoints at the optimal interval for its own write cost. `course_lib.answer` applies the
-# levers largest saving first.
+# Each lever's number is sourced in `data/` ([notebook 03](03-anatomy-of-a-restart.ipynb) cites them): a hang seen at a tuned
+# timeout (NVRx's safety factor 5 times the step [@nvrx-docs]) instead of NCCL's untuned ten minutes, a lost host at a 30 s
+# cross-node heartbeat [@nvrx-source], the shard read back from pinned host memory and snapshotted to it at the
+# bandwidth measured for this course (`data/write_costs.csv` [@h200-measurement]), and an in-job restart on a spare,
+# FlashRecovery's 150 s end to end [@flashrecovery]. The write *before* is a plain synchronous `torch.save` + fsync of
+# the same shard (also measured for this course). `course_lib.answer` applies the levers largest saving first, and each
+# only while it saves: a spare whose idle GPUs cost more than its faster restart saves is left out.
 #
 # The in-memory snapshot is not a different kind of step from DCP's `async_save`: the blocking part of
 # `async_save` is also a copy of the state into host memory ([notebook 06](06-square-root-pareto.ipynb)). What differs is what
@@ -104,13 +126,15 @@ print(ans.lever_table())
 f = ans.after
 print(f"\ninterval: {ans.interval_before_min:.2f} min with a {60 * ans.write_cost_before_min:.2f} s synchronous write -> "
       f"{ans.interval_after_min:.2f} min with a {60_000 * ans.snapshot_cost_min:.1f} ms in-memory snapshot")
-half_step = f.step_min / 2
-print(f"after the levers: {f.minutes_per_day:.2f} min/day = floor {f.floor_minutes_per_day:.2f} "
-      f"+ rewind beyond half a step {f.rewind_minutes_per_day - f.failures_per_day * half_step:.2f} + writes {f.write_minutes_per_day:.2f}")
-print(f"floor lambda (D + R + T_step/2 + L) = {f.failures_per_day:.2f}/day x ({f.stages.detect:.3f} + {f.stages.reschedule:.3f} + "
-      f"{f.stages.reload:.4f} + {half_step:.3f} + {f.latency_rewind_min:.3f}) min = {f.floor_minutes_per_day:.2f} min/day "
-      f"= {f.floor_fraction:.3%} of the day")
-print("  (D, R and the corruption latency L are means over the failure modes: the per-mode floor is below)")
+print(ans.spare.sentence)
+floor_line = fl.terms_sentence(f)
+rest = f.minutes_per_day - f.floor_minutes_per_day
+(fl_t, rest_t), after_t = prose.added([f.floor_minutes_per_day, rest], f.minutes_per_day)
+print(f"after the levers: {after_t} min/day = floor {fl_t} + rewind beyond a step and writes {rest_t}")
+print(f"the floor, term by term: {floor_line}")
+for t in fl.terms(f):
+    print(f"  {t.symbol:42s} {t.per_failure_min:7.3f} min per failure -> {t.minutes_per_day:5.2f} min/day; rests on {t.rests_on}")
+print(f"= {f.floor_fraction:.3%} of the day: lambda x the minutes per failure, exactly, while the failures fit in the day")
 
 # %%
 guess.reveal(f.minutes_per_day)
@@ -122,74 +146,80 @@ plt.show()
 # %% [markdown]
 # ### The floor per failure mode, and how sure it is
 #
-# Not every failure costs the same. A crash is seen within half a heartbeat poll; a hang only when its
+# Not every failure costs the same. A crash is seen within the launcher's poll; a hang only when its
 # timeout expires; a lost host must reload from a peer's copy; a silent corruption (SDC) rewinds past the
-# work done since it struck (`course_lib.modes`, inputs in `data/`). The floor is the sum over the modes of
-# $\lambda_k (D_k + R_k + T_{step}/2 + L_k)$. Its inputs are ranges, not points: a Monte Carlo over them
-# (`course_lib.uncertainty`) gives the floor's median and 90 % range, and the rank correlation of each input
-# with the loss says which one the answer hangs on. **Predict:** which mode costs most, and which input
-# dominates the range?
+# work done since it struck to a persisted checkpoint older than it (`course_lib.floor`, inputs in `data/`). Its inputs
+# are ranges, not points: a Monte Carlo over them (`course_lib.uncertainty`, the same day model on arrays of draws) gives
+# the floor's median and 90 % range, and the rank correlation of each input with the loss says which one the answer
+# hangs on. **Predict:** which mode costs most, and which input dominates the range?
 
 # %%
-per_mode = md.per_mode_floor(scenario)
+per_mode = fl.per_mode(f)
+idle = float(f.floor_budget.idle_minutes_per_day)  # a kept spare's idle GPUs: a term of the floor, of no mode
 print(f"{'mode':10s} {'share':>6s} {'floor min/day':>14s}")
-for x in md.mode_stages(scenario):
-    print(f"{x.mode:10s} {x.share:6.1%} {per_mode[x.mode]:14.2f}")
-print(f"{'total':10s} {'':6s} {sum(per_mode.values()):14.2f}  (= the floor, {f.floor_fraction:.3%} of the day)")
-assert abs(sum(per_mode.values()) - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
-r = ans.spread
-print(f"\nMonte Carlo over the inputs' ranges ({r.n:,} draws): floor {r.floor.text()}, after-levers loss {r.loss.text()}")
+for m in f.modes:
+    print(f"{m.mode:10s} {m.share:6.1%} {per_mode[m.mode]:14.2f}")
+if idle:
+    print(f"{'idle spare':10s} {'':6s} {idle:14.2f}")
+total = sum(per_mode.values()) + idle
+print(f"{'total':10s} {'':6s} {total:14.2f}  (= the floor, {f.floor_fraction:.3%} of the day)")
+assert abs(total - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
+spread = un.floor_range(scenario, n=ans.spread.n, pulled=list(ans.order), shifts=True)
+print(f"\nMonte Carlo over the inputs' ranges ({spread.n:,} draws; the rate from its own count, {spread.count:.0f} failures over "
+      f"{spread.days:g} days): floor {spread.floor.text()}, after-levers loss {spread.loss.text()}")
 print("rank correlation with the after-levers loss: " + ", ".join(
-    f"{k} {v:+.2f}" for k, v in sorted(r.dominance.items(), key=lambda kv: -abs(kv[1]))))
-print(f"the {r.dominant} dominates the range")
-print(f"point value (every input at its central value): floor {f.floor_fraction:.3%}; {r.shift_sentence}")
+    f"{k} {v:+.2f}" for k, v in sorted(spread.dominance.items(), key=lambda kv: -abs(kv[1]))))
+print(f"the {spread.dominant} dominates the range")
+print(f"point values: floor {f.floor_fraction:.3%}, loss {f.loss_fraction:.3%}, both inside their ranges: "
+      f"{spread.floor.contains(f.floor_fraction) and spread.loss.contains(f.loss_fraction)}")
+print(spread.shift_sentence)
 
 # %% [markdown]
-# The central inputs give one number; the draws give a median well above it, because the inputs' ranges reach
-# further above their central values than below, and the last line says by how much each one pulls. The rate pulls
-# most: the question's two failures a day are Llama 3's interruptions spread over all 16,384 GPUs for the whole run,
-# and if the run used fewer GPUs on average the per-GPU rate is higher, up to twice (it cannot be lower). The hang
-# timeout pulls next: the point model takes NVRx's five times the step, while a job that never tunes it waits for
-# NCCL's ten minutes. Read the answer as the range, with the point value as its optimistic end. What dominates it is
-# the failure rate, the hang timeout and the restart time: none of them a checkpoint setting.
+# The rate's range is the Poisson uncertainty of the count it was measured from: the question's two a day, counted over
+# an assumed month, are 60 failures, and 60 counted events pin a rate to about a quarter either way. (Llama 3's log
+# says the question's rate is plausible, notebook 01; it is not this fleet's uncertainty.) The hang share is the course's
+# mapping of Table 5, a range per component; the hang timeout stays in the *tuned* regime, two to ten times the longest
+# gap (NCCL's untuned ten minutes is the baseline, another day, not a tail of this one). None of them is a checkpoint
+# setting. The point values sit inside their ranges; the last line says how far each input alone moves the median.
 #
 # The interval lever now checkpoints about once a minute: at a blocking cost of tens of
-# milliseconds, Young's optimum $\sqrt{2\delta M}$ falls from minutes to under one. What remains is
+# milliseconds, the optimum falls from minutes to under one. What remains is
 # made of two different things: the rewind and the writes, which shrink with the write cost, and
 # the floor, which does not.
 #
 # ## 2. The floor, derived
 #
-# With $\lambda$ failures a day, detection $D$, restart $R$ (reschedule + reload), interval $\tau$
-# and blocking write $\delta$, a day of $T$ minutes loses
-# $\lambda (D + R) + \lambda\tau/2 + \delta T/\tau$. **Predict:** at the best $\tau$, what happens
-# to the loss as $\delta \to 0$?
+# With $\lambda$ failures a day, each costing $X = D + R + s\tau/2 + \ell$ (detection, restart and reload, the rewind to the
+# latest checkpoint for the share $s$ of failures that restore it, and $\ell$, what the others rewind to the persisted
+# checkpoint past a corruption), interval $\tau$ and blocking write $\delta$, the day of $T$ minutes loses
+# $W = \lambda X + (T - \lambda X)\,\delta/(\tau + \delta)$ ([notebook 03](03-anatomy-of-a-restart.ipynb); a kept hot spare
+# idles a share $i$ of the GPUs, and the day loses $T i + (1 - i) W$). **Predict:** at the best
+# $\tau$, what happens to the loss as $\delta \to 0$?
 
 # %%
-lam, D, R, delta, T, tau = sp.symbols("lambda D R delta T tau", positive=True)
-loss = lam * (D + R) + lam * tau / 2 + delta * T / tau
-tau_star = [t for t in sp.solve(sp.diff(loss, tau), tau) if t.is_positive][0]
-loss_star = sp.simplify(loss.subs(tau, tau_star))
-floor_expr = sp.limit(loss_star, delta, 0)
-assert sp.simplify(tau_star - sp.sqrt(2 * delta * T / lam)) == 0
-assert sp.simplify(loss_star - (lam * (D + R) + sp.sqrt(2 * delta * lam * T))) == 0
-assert sp.expand(floor_expr - lam * (D + R)) == 0
-print("tau*          =", tau_star)
-print("loss at tau*  =", loss_star)
-print("delta -> 0    :", floor_expr)
-
-values = {lam: f.failures_per_day, D: f.stages.detect, R: (f.stages.reschedule + f.stages.reload), delta: f.write_cost_min, T: MINUTES_PER_DAY}
-symbolic = float(loss_star.subs(values)) + f.latency_minutes_per_day  # + lambda L: the rewind past a corruption (section 5)
-assert abs(symbolic - f.minutes_per_day) < 1e-3 * f.minutes_per_day
-assert abs(f.fraction_of_day - iv.waste_fraction(f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min)) < 1e-12
-print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day; the symbolic loss at these numbers plus lambda L "
-      f"({f.latency_minutes_per_day:.2f} min/day) gives {symbolic:.4f}, and interval.waste_fraction agrees")
+lam, DR, s_, ell, delta, T, tau = sp.symbols("lambda DR s ell delta T tau", positive=True)
+W = lam * (DR + s_ * tau / 2 + ell) + (T - lam * (DR + s_ * tau / 2 + ell)) * delta / (tau + delta)
+tau_star = [t for t in sp.solve(sp.diff(W, tau), tau) if t.subs({delta: 1e-3, T: 1440, lam: 2, DR: 3, s_: 1, ell: 1}).is_positive][0]
+floor_expr = sp.limit(sp.limit(W, delta, 0), tau, 0)
+M = T / lam
+assert sp.simplify(tau_star - (-delta + sp.sqrt(delta**2 + 2 * delta * (M - DR - ell) / s_))) == 0
+assert sp.simplify(floor_expr - lam * (DR + ell)) == 0
+print("tau*          =", sp.simplify(tau_star))
+print("delta -> 0, tau -> 0 :", floor_expr, "  (a checkpoint cannot be more frequent than a step: tau -> T_step adds lambda s T_step / 2)")
+dr = sum(m.share * (m.detect + m.reschedule + m.reload) for m in f.modes)
+values = {lam: f.failures_per_day, DR: dr, s_: f.latest_share, delta: f.write_cost_min, T: MINUTES_PER_DAY,
+          ell: f.per_failure_min - dr - f.latest_share * f.interval_min / 2, tau: f.interval_min}
+i = float(f.idle_share)  # a kept hot spare's idle share (none unless the spare pays): the day loses T i + (1 - i) W
+assert abs(MINUTES_PER_DAY * i + (1 - i) * float(W.subs(values)) - f.minutes_per_day) < 1e-9
+assert abs(float(tau_star.subs(values)) - f.interval_min) < 1e-9 * f.interval_min or f.interval_min == f.interval_bound_min
+print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day and an interval of {f.interval_min:.4f} min: the symbolic day and its optimum")
 
 # %% [markdown]
-# The checkpoint term $\sqrt{2\delta\lambda T}$ vanishes with the write cost; $\lambda(D+R)$ is
-# left. Every failure still has to be noticed and the job restarted, however cheap the checkpoint.
-# (course_lib adds $\lambda L$, the work rewound past a silent corruption, and picks the interval over the
-# failures that rewind to the snapshot, so the two agree to 0.1 %, not exactly.)
+# The checkpoint term vanishes with the write cost, and with it the reason for a longer interval: the interval falls
+# to one step, the shortest a checkpoint can be, and what is left is $\lambda$ times the minutes every failure costs
+# outside the checkpoint, plus half a step. Every failure still has to be noticed and the job restarted, however cheap
+# the checkpoint. That is the floor, and it is the day model's own limit, not a first-order approximation: while the
+# failures fit in the day its minutes are exactly $\lambda$ times the minutes per failure.
 #
 # ### A day is not the mean
 #
@@ -220,62 +250,77 @@ print(f"90 % of days have {lo:.0f} to {hi:.0f} failures: a floor of {lo * per_fa
 #
 # ## 3. Check by simulation
 #
-# `course_lib.simulate` runs Daly's complete model event by event: exponential failures, a failure
-# loses the segment since the last checkpoint, a restart of $D + R$ (plus the corruption latency $L$) must itself survive.
-# **Predict:** will the simulated waste at the after-levers numbers land within three standard
-# errors of the formula?
+# `course_lib.simulate` runs a job event by event: exponential failures, a failure loses the segment since the last
+# checkpoint, then a restart of the minutes that do not depend on the interval must itself survive (a failure during
+# it restarts it): Daly's complete model, which the simulator reproduces exactly. **Predict:** will the simulated
+# waste land within three standard errors of Daly's formula, and how far is the course's day model from both?
 
 # %%
 work = sim_days * MINUTES_PER_DAY
-sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min, n_runs=sim_runs, seed=8)
+restart = f.nonlatest_min  # detection, restart, reload and the rewinds that do not depend on the interval
+sim = simulate_job(work, f.interval_min, f.write_cost_min, f.mtbf_min, restart, n_runs=sim_runs, seed=8)
 mean, se = sim.mean("waste"), sim.stderr("waste")
-exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, f.per_failure_restart_min)
+exact = iv.expected_waste(f.interval_min, f.write_cost_min, f.mtbf_min, restart)
+day_model = f.loss_fraction / (1 - f.loss_fraction)  # the day model's lost time per unit of useful time
 print(f"simulated waste  : {mean:.5%} +- {se:.5%} ({sim_runs:,} jobs of {sim_days} days)")
-print(f"complete model   : {exact:.5%}  (within 3 SE: {abs(mean - exact) < 3 * se})")
-print(f"first order      : {f.fraction_of_day:.5%}  (differs from the complete model by {abs(exact - f.fraction_of_day) / exact:.2%})")
+print(f"Daly's model     : {exact:.5%}  (within 3 SE: {abs(mean - exact) < 3 * se})")
+print(f"the day model    : {day_model:.5%}  (differs from Daly's by {abs(exact - day_model) / exact:.2%})")
 assert abs(mean - exact) < 3 * se
 parts = sim.breakdown()
 print("simulated minutes per day of useful work: " + ", ".join(
     f"{k} {v / sim_days:.2f}" for k, v in parts.items() if k != "useful"))
 
 # %% [markdown]
-# The simulation's "restart" minutes are $\lambda(D + R + L)$, the floor but its half step; its "checkpoint" and
-# "rewound" minutes are the two near-equal halves of $\sqrt{2\delta\lambda T}$.
+# The simulation's "restart" minutes are $\lambda$ times the minutes outside the interval; its "checkpoint" and
+# "rewound" minutes are the two near-equal halves of the checkpoint term. The day model and Daly's agree to a fraction
+# of a percent here: they differ only in second order, in how a failure during a restart is charged (Daly restarts the
+# restart; the day model adds the new failure's own minutes). At scale they part (notebook 09 shows where), and the
+# day model is the one that never passes the day.
 #
-# ## 4. What moves the floor: fewer failures, a smaller D + R, or stopping fewer GPUs
+## 4. What moves the floor: fewer failures, a smaller D + R, or stopping fewer GPUs
 #
 # No checkpoint lever moves $\lambda(D+R)$. It has two factors. $D + R$ is a few minutes after the levers, most of it
-# the hot spare's 150 s, and it is bounded below: a hang is seen only at a timeout, a new process pays its start-up.
+# the rescheduling, and it is bounded below: a hang is seen only at a timeout, a new process pays its start-up.
 # $\lambda$ is untouched by anything in notebooks [03](03-anatomy-of-a-restart.ipynb)-[07](07-fault-injection-lab.ipynb). Two ways to see how far fewer failures could
-# shrink it, neither a measured lever for this fleet:
-# - **lemon-node removal (illustrative)**: Kokolis et al. (HPCA 2025 [@kokolis2025], `data/floor_inputs.csv`) cut the share of
-#   large jobs (512+ GPUs) that failed on one research cluster; for Poisson failures over the same job lengths the rate
-#   scales as $\ln(1-p_{after})/\ln(1-p_{before})$. Carried over to another fleet, that factor is an illustration:
-#   it depends on how many lemons that fleet has. A fleet that already screens its nodes may gain little (a factor
-#   near 1); one like that cluster before the screening, about a factor 0.3. The course uses that cluster's number to show the effect;
-#   [notebook 13](13-your-incident-log.ipynb) measures the factor out of sample on a real fault trace.
+# shrink it, one measured on a real fleet and one a bound:
+# - **lemon-node removal, measured**: take the nodes that fail most out of the fleet. Measured the only honest way, out of
+#   sample, on a real fault log (the InfiniteHBD trace, stepfun-ai [@infinitehbd-trace]: 400 servers over 348 days;
+#   [notebook 13](13-your-incident-log.ipynb) derives it): the lemons are chosen on the log's first half and the removal is
+#   judged on its second half. The servers that failed most in the first half do not fail more than the rest in the second:
+#   the factor comes out above 1, while in sample (chosen and judged on the same faults) the same removal looks like a large
+#   gain. A factor above 1 means removal bought nothing, so the course's lever is clamped at 1, and says so. Kokolis et al.
+#   (HPCA 2025 [@kokolis2025], `data/floor_inputs.csv`) cut the share of large jobs (512+ GPUs) that failed on one research
+#   cluster from 14 % to 4 %: a job-level share, not a per-GPU rate. Read as a rate factor
+#   ($\ln(1-p_{after})/\ln(1-p_{before})$ for Poisson failures over the same job lengths) it would remove more failures than
+#   there are faulty-GPU and HBM3 failures to remove, and lemon nodes fail through exactly those. So whatever a fleet
+#   measures, no removal can buy more than the bound below. The factor is one input of the scenario, `lemon_factor`: a
+#   factor measured on your own fault log replaces the trace's with one line.
 # - **no faulty GPUs and no HBM3 failures (a bound)**: the top causes of Llama 3's Table 5 (arXiv:2407.21783 [@llama3];
 #   shares computed from the raw counts, [notebook 01](01-per-gpu-failure-rate.ipynb)'s erratum). This is not a lever anyone can pull: it
-#   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware and burn-in buy.
+#   asks what the floor would be if those causes vanished altogether, an upper bound on what better hardware, burn-in and
+#   any lemon removal buy.
 #
 # They are alternatives, not a chain: lemon nodes are largely those same bad GPUs.
 #
 # **Predict:** which one lowers the floor more?
 
 # %%
-inputs = fl.floor_inputs()
+inputs = sourced("floor_inputs.csv")
 alternatives = {"after the levers": f}
-for lever in fl.rate_levers():
-    g = lever(ans.after)
+for lever, g in ans.fewer:
     alternatives[lever.name] = g
     print(f"{lever.name:22s} {lever.description}")
     print(f"{'':22s} floor {f.floor_minutes_per_day:.2f} -> {g.floor_minutes_per_day:.2f} min/day; "
           f"after-levers loss {f.minutes_per_day:.2f} -> {g.minutes_per_day:.2f} min/day")
+measured = lv.measured_lemon_removal()  # the InfiniteHBD trace, out of sample (notebook 13)
+print(f"\nlemon nodes, measured on a real fleet: x {measured.factor:.3f} out of sample (95 % interval {measured.factor_low:.3f}-"
+      f"{measured.factor_high:.3f}), x {measured.in_sample:.2f} in sample; the lever: x {scenario.lemon_factor:.2f}"
+      + ("" if measured.gained or "lemon_factor" in scenario.given else " (clamped at 1: removal bought nothing)"))
 lemon_p = (inputs["lemon_job_failure_before"].value, inputs["lemon_job_failure_after"].value)
-print(f"\nlemon nodes: {lemon_p[0]:g} % -> {lemon_p[1]:g} % of large jobs failed; naive ratio {lemon_p[1] / lemon_p[0]:.2f}, "
-      f"Poisson rate factor {fl.lemon_node_factor():.2f}")
-for factor in (fl.lemon_node_factor(), 0.5, 0.8, 1.0):  # the cluster's factor, then fleets with fewer lemons
-    g = fl.fewer_failures(f, factor)
+print(f"one research cluster: {lemon_p[0]:g} % -> {lemon_p[1]:g} % of large jobs failed; read as a rate x "
+      f"{lv.kokolis_lemon_rate_factor():.2f}, beyond what removing every faulty GPU and HBM3 failure gives, x {lv.lemon_bound():.2f}")
+for factor in sorted({lv.lemon_bound(), 0.8, 0.9, 1.0, scenario.lemon_factor}):  # the most any removal buys ... no gain
+    g = lv.fewer_failures(f, factor)
     print(f"  rate x {factor:.2f}: floor {g.floor_minutes_per_day:.2f} min/day ({g.floor_fraction:.3%})")
 
 # %%
@@ -285,23 +330,33 @@ plt.show()
 
 # %% [markdown]
 # A hot spare is not free either. Its GPUs wait, and a GPU that waits is capacity the job does not train on: one
-# 8-GPU server beside the job is charged as lost job-minutes every day, unless it is pooled across jobs
-# (`course_lib.spares`). **Predict:** does the spare pay for itself at this fleet, and at four times the fleet?
+# 8-GPU server beside the job is charged to the day as the share of the GPUs paid for that idle, unless it is pooled
+# across jobs. The answer keeps a lever only while it saves, so the spare is kept or left out by its net saving, and
+# the reschedule it replaces decides which: **predict** at what reschedule the spare pays for itself at this fleet.
 
 # %%
+v = ans.spare
+print(v.sentence)
+print(f"break-even reschedule: {v.break_even_min:.2f} min (the spare's own {scenario.reschedule_after_min:.2f} min + its "
+      f"idle minutes spread over the failures)")
+for resched in (v.reschedule_min, v.break_even_min, v.requeue_low_min, 20.0):
+    x = answer(scenario.replace(reschedule_min=resched), spread_draws=0).spare
+    print(f"  reschedule {resched:5.2f} min without a spare: net {x.net:+6.2f} min/day -> {'keep' if x.net > 0 else 'leave out'}")
 for g in (scenario.n_gpus, 4 * scenario.n_gpus):
     a_g = ans if g == scenario.n_gpus else answer(scenario.replace(n_gpus=g), spread_draws=0)
-    print(f"{g:7,d} GPUs: hot spare saves {a_g.savings['hot-spare restart']:.2f} min/day, its idle GPUs cost "
-          f"{a_g.spare_cost_minutes_per_day:.2f}: net {a_g.hot_spare_net_minutes_per_day:+.2f} min/day")
-be = spares.break_even_repair_min(ans.failures_per_day, ans.inputs.replica_gpus, ans.inputs.spare_gpus)
-print(f"elastic instead (drop one {ans.inputs.replica_gpus:g}-GPU replica until the node is repaired): cheaper than the "
-      f"spare when a repair takes less than {be:.0f} min")
+    print(f"{g:7,d} GPUs: the spare's restart saves {a_g.spare.gross:.2f} min/day, its idle GPUs cost "
+          f"{a_g.spare.cost:.2f}: net {a_g.spare.net:+.2f} min/day, {'kept' if a_g.spare.pulled else 'left out'}")
+be = spares.break_even_repair_min(ans.failures_per_day, scenario.modes.replica_gpus, scenario.modes.spare_gpus)
+print(f"elastic instead (drop one {scenario.modes.replica_gpus:g}-GPU replica until the node is repaired): cheaper than a "
+      f"dedicated spare when a repair takes less than {be:.0f} min")
 
 # %% [markdown]
 # The spare's saving grows with the failures, so with the fleet; its cost, a fixed number of GPUs, shrinks as a
-# share of a larger job. On a small fleet whose restart is already a few minutes, a dedicated spare costs more than it
-# saves; on a large one it pays. Continuing elastically on one replica fewer, until the node is repaired, is the
-# other way to do without a spare.
+# share of a larger job. At the question's numbers the reschedule it replaces is only what the 15 minutes leave, just
+# above FlashRecovery's end-to-end restart, so it does not pay; every sourced re-queue (Kokolis et al.'s 5-20 minutes)
+# is above the break-even, and there it would. The recommendation therefore rests on a stage the course could not
+# source: measure the reschedule before buying a spare. Continuing elastically on one replica fewer, until the node is
+# repaired, is the other way to do without a spare.
 #
 # The other way out is to stop fewer GPUs per failure. **In-process restart** (NVIDIA Resiliency
 # Extension) skips the scheduler, the container, the interpreter and the CUDA context: it shrinks
@@ -316,45 +371,42 @@ print(f"elastic instead (drop one {ans.inputs.replica_gpus:g}-GPU replica until 
 # Two kinds of interruption escape the levers above.
 #
 # **Planned maintenance.** Llama 3's 54-day snapshot had planned interruptions besides the
-# unexpected ones (`data/failure_logs.csv`). A planned stop needs no detection and can checkpoint
-# just before, so it costs a restart, $R$. The count is per job, not per GPU, so it is not scaled
-# with the fleet (an assumption).
+# unexpected ones (`data/failure_logs.csv`): inside the question's two a day, or on top? The question says failures,
+# so on top, unless its log counted them too. A planned stop needs no detection and can checkpoint just before it
+# (checkpoint on notice), so it costs a restart and a reload, no rewind. The count is per job, not per GPU, so it is
+# not scaled with the fleet (an assumption).
 #
 # **Silent data corruption.** Table 5 attributes a few interruptions to SDC. Its cost is set by
-# how late it is noticed: the job must rewind to a checkpoint taken *before* the corruption, so
-# each event costs the detection latency $L$ on top of $D + R$ (and checkpoints must be kept that
-# long). No source gives $L$; the curve below sweeps it. (The per-mode floor of section 1 already counts SDC at
-# the course's assumed one-hour latency, `ModeInputs.sdc_latency_min`, with its own restart; the sweep shows how that
-# term grows with $L$, at the modes' mean restart.)
+# how late it is noticed: the job must rewind to a persisted checkpoint taken *before* the corruption, so
+# each event costs the detection latency $L$ and half the persisted interval on top of $D + R$ (and checkpoints must be
+# kept that long). No source gives $L$; the course assumes an hour (the floor's third term), and the curve below sweeps
+# it through the same day model (`floor.sdc_minutes_per_day`).
 
 # %%
-logs = failure_logs()
-rows = {r["run"]: r for r in logs.rows}
-unexpected, all_stops = rows["Llama 3 405B"], rows["Llama 3 405B (with planned)"]
-planned_per_day = (all_stops["events_high"] - unexpected["events_high"]) / unexpected["period_days"]
-planned_min = planned_per_day * (f.stages.reschedule + f.stages.reload)
-print(f"planned interruptions: {all_stops['events_high'] - unexpected['events_high']:.0f} in {unexpected['period_days']:.0f} days "
-      f"= {planned_per_day:.2f} a day, x R = {(f.stages.reschedule + f.stages.reload):.2f} min -> {planned_min:.2f} min/day "
-      f"({planned_min / MINUTES_PER_DAY:.3%} of the day)")
-sdc_share = fl.table5_share(["Silent Data Corruption"])
-sdc_per_day = sdc_share * ans.failures_per_day
-print(f"silent data corruption: {sdc_share:.1%} of Table 5's interruptions -> {sdc_per_day:.3f} a day on this job")
-latency_h = np.array([0.25, 1, 4, 12, 24])
-sdc_min = sdc_per_day * (60 * latency_h + f.stages.restart_cost)
+count, days, planned_per_day = fa.planned_interruptions()
+restart_only = sum(m.share * (m.reschedule + m.reload) for m in f.modes)
+planned_min = planned_per_day * restart_only
+print(f"planned interruptions: {count} in {days:g} days = {planned_per_day:.2f} a day, x a restart and a reload "
+      f"({restart_only:.2f} min) -> {planned_min:.2f} min/day ({planned_min / MINUTES_PER_DAY:.3%} of the day)")
+sdc_share = lv.table5_share(["Silent Data Corruption"])
+print(f"silent data corruption: {sdc_share:.1%} of Table 5's interruptions -> {sdc_share * ans.failures_per_day:.3f} a day on this job")
+latency_h = np.array([5 / 60, 0.25, 1, 4, 12, 24])
+sdc_min = np.array([fl.sdc_minutes_per_day(f, 60 * lh) for lh in latency_h])
 for lh, m in zip(latency_h, sdc_min):
-    print(f"  noticed after {lh:5.2f} h: {m:6.2f} min/day ({m / f.floor_minutes_per_day:5.1f}x the floor)")
-others = f.minutes_per_day + planned_min
-cross_floor = (f.floor_minutes_per_day / sdc_per_day - f.stages.detect - (f.stages.reschedule + f.stages.reload)) / 60
-cross_all = (others / sdc_per_day - f.stages.detect - (f.stages.reschedule + f.stages.reload)) / 60
-print(f"SDC costs more than the floor once noticed after {cross_floor:.2f} h, more than the after-levers loss and "
-      f"planned maintenance together after {cross_all:.2f} h")
+    print(f"  noticed after {lh:5.2f} h: {m:6.2f} min/day ({m / f.floor_minutes_per_day:5.2f}x the floor)")
+grid_h = np.geomspace(0.05, 48, 200)
+sdc_grid = np.array([fl.sdc_minutes_per_day(f, 60 * lh) for lh in grid_h])
+others = f.minutes_per_day - fl.per_mode(f)["sdc"]  # everything else the job loses after the levers
+cross_floor = grid_h[np.argmax(sdc_grid > f.floor_minutes_per_day)]
+cross_all = grid_h[np.argmax(sdc_grid > others + planned_min)]
+print(f"SDC alone costs more than the whole floor once noticed after about {cross_floor:.1f} h, more than everything else "
+      f"after the levers and planned maintenance together after about {cross_all:.1f} h")
 
 # %%
 fig, ax = plt.subplots(figsize=(7.0, 3.6))
-grid_h = np.geomspace(0.05, 48, 100)
-ax.plot(grid_h, sdc_per_day * (60 * grid_h + f.stages.restart_cost), label="silent data corruption")
-ax.axhline(f.floor_minutes_per_day, color="#8c564b", ls="--", label="floor λ(D+R) of the unexpected failures")
-ax.axhline(planned_min, color="#7f7f7f", ls=":", label="planned maintenance x R")
+ax.plot(grid_h, sdc_grid, label="silent data corruption (the floor's SDC term)")
+ax.axhline(f.floor_minutes_per_day, color="#8c564b", ls="--", label="the floor, every mode (SDC at 1 h)")
+ax.axhline(planned_min, color="#7f7f7f", ls=":", label="planned maintenance x a restart")
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("SDC detection latency L (hours, swept: no source)")
@@ -374,57 +426,57 @@ plt.show()
 # The job's failure rate is GPUs x per-GPU rate, so both the floor and the checkpoint term grow
 # with the fleet. Kokolis et al. project the **expected ETTR** (useful time / elapsed) as
 # $[1 - N_{nodes} r_f (u_0 + \Delta t/2)] / (1 + w_{cp}/\Delta t)$. First, their own numbers: with
-# their inputs (`data/floor_inputs.csv`) `floor.ettr` must reproduce what they print.
+# their inputs (`data/floor_inputs.csv`) their formula (`projection.kokolis_ettr`) must reproduce what they print, and
+# the course's day model at the same inputs (one failure mode costing $u_0 + \Delta t/2$) is compared beside it.
 # $N_{nodes} r_f$ is the job's failures per day; their $r_f$ is per node-day, so per GPU-day it is
 # divided by 8 GPUs per node.
 
 # %%
-k = fl.kokolis_projection()
+k = pj.kokolis_projection()
 print(f"r_f = {k.rf_per_node_day:g} per node-day = {k.rate_per_gpu_day:.3e} per GPU-day; {k.n_gpus:,.0f} GPUs, "
       f"u0 = {k.restart_overhead_min:g} min, w_cp = {k.write_cost_min:g}")
 for dt, printed, digits in [(k.interval_hourly_min, k.ettr_hourly, 1), (k.interval_short_min, k.ettr_short, 2)]:
     e = k.ettr(dt)
-    print(f"  dt = {dt:g} min: ETTR {e:.4f} -> rounds to {round(e, digits):g} (paper: {printed:g})")
-    assert round(e, digits) == printed
+    print(f"  dt = {dt:g} min: their formula {e:.4f} -> rounds to {round(e, digits):g} (paper: {printed:g}); "
+          f"the course's day model {k.course_ettr(dt):.4f}")
+    assert round(e, digits) == printed and abs(k.course_ettr(dt) - e) < 1e-12
 print(f"  MTTF {k.mttf_hours_at(k.n_gpus):.2f} h at {k.n_gpus:,.0f} GPUs (paper {k.mttf_hours:g} h), "
       f"{k.mttf_hours_at(k.large_n_gpus):.3f} h at {k.large_n_gpus:,.0f} (paper {k.large_mttf_hours:g} h)")
 
 # %% [markdown]
-# Those printed values use a free write ($w_{cp} = 0$), so they check the numerator and never the
-# denominator $1 + w_{cp}/\Delta t$, on which the "hourly, blocking" regime below relies. The paper prints no
-# ETTR with a write cost, so the check with one uses their other inputs, the five-minute blocking write of their
-# clusters (`data/write_costs.csv`, `pfs_sync` [@kokolis2025]) and hourly checkpoints, against two references:
-# `floor.ettr` must equal the free-write ETTR divided by $1 + w_{cp}/\Delta t$, and the job simulated event by
-# event (`simulate_job`, useful time over wall time) must match Daly's complete model; the first-order formula
-# is then judged against both.
+# At their inputs the course's day model *is* their formula: one failure costs $u_0 + \Delta t/2$, the job recovers
+# $\lambda (u_0 + \Delta t/2)$ of the day, and every $\Delta t$ of training pays $w_{cp}$, so the useful share is
+# $[1 - \lambda(u_0 + \Delta t/2)]\,\Delta t/(\Delta t + w_{cp})$, their expression exactly. One model, theirs shown and
+# compared. Their printed values use a free write ($w_{cp} = 0$); the check with one uses their clusters' five-minute
+# blocking write (`data/write_costs.csv`, `pfs_sync` [@kokolis2025]) and hourly checkpoints, against the job simulated
+# event by event (`simulate_job`, useful time over wall time), which is Daly's complete model.
 
 # %%
 w_cp = load_table("write_costs.csv").where("regime", "pfs_sync").rows[0]["blocking_s"] / 60  # minutes
 dt, u0 = k.interval_hourly_min, k.restart_overhead_min
 mttf_min = 60 * k.mttf_hours_at(k.n_gpus)
 work_k = sim_days * MINUTES_PER_DAY
-print(f"{'w_cp (min)':>10s} {'first order':>12s} {'complete model':>15s} {'simulated':>18s}")
+print(f"{'w_cp (min)':>10s} {'day model':>10s} {'Daly':>8s} {'simulated':>18s}")
 ettr_rows = {}
 for w in (0.0, w_cp):
-    first = fl.ettr(k.n_gpus, k.rate_per_gpu_day, u0, dt, w)
+    ours = pj.CheckpointRegime("theirs", u0, write_cost_min=w, interval_min=dt).ettr(k.n_gpus, k.rate_per_gpu_day)
     w_sim = max(w, 1e-6)  # simulate_job needs a positive write cost
     complete = work_k / iv.expected_wall_time(work_k, dt, w_sim, mttf_min, u0)
     job = simulate_job(work_k, dt, w_sim, mttf_min, u0, n_runs=sim_runs, seed=13)
     e = job.useful / job.wall
-    ettr_rows[w] = (first, complete, e.mean(), e.std(ddof=1) / np.sqrt(e.size))
-    print(f"{w:10g} {first:12.4f} {complete:15.4f} {e.mean():11.4f} +- {ettr_rows[w][3]:.4f}")
+    ettr_rows[w] = (ours, complete, e.mean(), e.std(ddof=1) / np.sqrt(e.size))
+    print(f"{w:10g} {ours:10.4f} {complete:8.4f} {e.mean():11.4f} +- {ettr_rows[w][3]:.4f}")
     assert abs(e.mean() - complete) < 4 * ettr_rows[w][3] + 1e-3  # the simulation is Daly's model
-assert abs(ettr_rows[w_cp][0] - ettr_rows[0.0][0] / (1 + w_cp / dt)) < 1e-12
-print(f"\nthe write's factor: first order 1/(1 + w_cp/dt) = {1 / (1 + w_cp / dt):.3f}, "
-      f"complete model {ettr_rows[w_cp][1] / ettr_rows[0.0][1]:.3f}, simulated {ettr_rows[w_cp][2] / ettr_rows[0.0][2]:.3f}")
+    assert abs(ours - pj.kokolis_ettr(k.n_gpus, k.rate_per_gpu_day, u0, dt, w)) < 1e-12  # their formula, exactly
+print(f"\nthe write's factor: dt / (dt + w_cp) = {dt / (dt + w_cp):.3f} in the day model, "
+      f"Daly {ettr_rows[w_cp][1] / ettr_rows[0.0][1]:.3f}, simulated {ettr_rows[w_cp][2] / ettr_rows[0.0][2]:.3f}")
 
 # %% [markdown]
 # The write term is the one the formula gets right in form: a five-minute write every hour stretches the wall time
-# by a twelfth. Both first-order factors are approximations, though: at a 1.8-hour MTTF the complete model and the
-# simulation put ETTR a few points higher without the write (the formula's $u_0 + \Delta t/2$ per failure overcounts
-# at this rate) and charge the write a little more than $1/(1 + w_{cp}/\Delta t)$, because failures also strike
-# during the write and make the rewound segment longer. The projection below keeps the paper's first-order
-# formula, as the paper does, so read its fleet sizes as first-order estimates.
+# by a twelfth. At a 1.8-hour MTTF the second-order terms show: Daly's model and the simulation put ETTR a few points
+# higher (a failure soon after a restart rewinds less than half an interval) and charge the write a little more
+# (failures strike during the write too). The day model stays on the cautious side of both here, and it never passes
+# the day at any scale: read the fleet sizes below as the day model's.
 
 # %% [markdown]
 # Now three ways to checkpoint, each at Kokolis et al.'s restart overhead $u_0$, over the band of
@@ -435,20 +487,22 @@ print(f"\nthe write's factor: first order 1/(1 + w_cp/dt) = {1 / (1 + w_cp / dt)
 #   optimal interval but never shorter than its 51 s save;
 # - **in-memory snapshots**: the shard to pinned host memory, at the optimal interval;
 #
-# and a fourth line: in-memory snapshots with this notebook's fast restart ($u_0 = D + R$ after the levers).
+# and a fourth line: in-memory snapshots with this notebook's restart after the levers ($u_0 = D + R$ after the levers).
+# All four are days of the course's model (`projection.CheckpointRegime`), their intervals chosen by the one bounded
+# optimum (`interval.best_interval`).
 #
 # **Predict:** at the central rate, at what fleet size does each fall below 90 % ETTR?
 
 # %%
 band_table = load_table("failure_rate_band.csv")
 band = {r["quantity"]: r["value"] for r in band_table.rows}
-regimes = fl.default_regimes(scenario)
+regimes = pj.default_regimes(scenario)
 regimes.append(regimes[-1].with_restart_overhead(f.stages.restart_cost, "in-memory + fast restart"))
 print(f"{'fleet size at 90 % ETTR':28s}" + "".join(f"{q + ' ' + format(band[q], '.0e'):>20s}" for q in ("band_low", "central", "band_high")))
 for regime in regimes:
     cells = []
     for q in ("band_low", "central", "band_high"):
-        n90 = fl.fleet_size_at_ettr(regime, band[q])
+        n90 = pj.fleet_size_at_ettr(regime, band[q])
         cells.append(f"{n90:>20,.0f}" if n90 is not None else f"{'beyond 1,048,576':>20s}")
     print(f"{regime.name:28s}" + "".join(cells))
 
@@ -461,9 +515,10 @@ plt.tight_layout()
 plt.show()
 
 # %%
-big = ans.after.with_failures_per_day(ans.rate_per_gpu_day * sizes[-1])
-print(f"floor at {sizes[-1]:,.0f} GPUs and this rate: {big.floor_minutes_per_day:.1f} min/day ({big.floor_fraction:.2%}), "
-      f"{big.floor_minutes_per_day / f.floor_minutes_per_day:.0f}x the {ans.n_gpus:,}-GPU floor")
+big = answer(scenario.replace(n_gpus=int(sizes[-1])), spread_draws=0)
+print(f"at {sizes[-1]:,.0f} GPUs and this rate: after the levers ({', '.join(big.order)}) {big.after.minutes_per_day:.1f} min/day "
+      f"({big.after.loss_fraction:.2%}), floor {big.after.floor_minutes_per_day:.1f} min/day ({big.after.floor_fraction:.2%}), "
+      f"{big.after.floor_minutes_per_day / f.floor_minutes_per_day:.0f}x the {ans.n_gpus:,}-GPU floor")
 
 # %% [markdown]
 # ### Against what large runs report
@@ -520,9 +575,9 @@ display(dashboard(n_gpus=scenario.n_gpus if scenario.n_gpus in FLEET_SIZES else 
 nb = "08-the-floor"
 ledger.record(nb, "after_levers_pct", "loss after every lever", 100 * f.fraction_of_day, "% of the day", ".3f")
 ledger.record(nb, "after_levers_minutes_per_day", "loss after every lever", f.minutes_per_day, "min/day", ".2f")
-ledger.record(nb, "floor_pct", "floor lambda (D + R)", 100 * f.floor_fraction, "% of the day", ".3f")
+ledger.record(nb, "floor_pct", "floor", 100 * f.floor_fraction, "% of the day", ".3f")
 ledger.record(nb, "interval_after_min", "optimal interval after the in-memory checkpoint", f.interval_min, "min", ".2f")
-central_mem = fl.fleet_size_at_ettr(regimes[2], band["central"])
+central_mem = pj.fleet_size_at_ettr(regimes[2], band["central"])
 ledger.record(nb, "floor_ettr90_inmemory_gpus", "fleet size at 90 % ETTR, in-memory snapshots (u0 5 min)", central_mem, "GPUs", ",.0f")
 print(ledger.table())
 
@@ -531,13 +586,12 @@ print(ledger.table())
 
 # %%
 print(
-    f"Every lever, largest first, takes the {ans.n_gpus:,}-GPU job from {b.fraction_of_day:.2%} to {f.fraction_of_day:.3%} "
-    f"of the day ({f.minutes_per_day:.2f} min/day, checkpointing every {f.interval_min:.2f} min); the floor "
-    f"lambda (D + R) = {f.floor_minutes_per_day:.2f} min/day ({f.floor_fraction:.3%}) stays whatever the checkpoint "
-    f"costs (90 % range {ans.spread.floor.low:.2%}-{ans.spread.floor.high:.2%}, the {ans.spread.dominant} dominating); no checkpoint "
-    f"lever moves it: fewer failures (lemon-node removal, at one research cluster's illustrative factor: "
-    f"{alternatives['lemon-node removal'].floor_minutes_per_day:.2f} min/day), a smaller D + R or stopping fewer GPUs per failure do; "
-    f"a day with 4 or more failures, {p4:.0%} of days, pays at least twice the mean."
+    f"The levers that save, largest first ({', '.join(ans.order)}), take the {ans.n_gpus:,}-GPU job from "
+    f"{b.loss_fraction:.2%} to {f.loss_fraction:.3%} of the day ({f.minutes_per_day:.2f} min/day, checkpointing every "
+    f"{f.interval_min:.2f} min); the floor, {floor_line}, is {f.floor_fraction:.3%} of the day whatever the checkpoint "
+    f"costs (90 % range {spread.floor.low:.2%}-{spread.floor.high:.2%}, the {spread.dominant} dominating); no checkpoint lever moves it but "
+    f"the persisted interval behind a silent corruption: fewer failures ({ans.lemon_words}), a smaller D + R or stopping fewer GPUs per "
+    f"failure do; a day with 4 or more failures, {p4:.0%} of days, pays at least twice the mean."
 )
 
 # %% [markdown]

@@ -25,28 +25,48 @@ rng = setup()
 
 # %% tags=["parameters"]
 # The scenario: the same names in every notebook (None keeps the course's value);
-# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+# `make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"` or papermill `-p KEY VALUE` changes every notebook.
 n_gpus = None  # GPUs in the job (4,096)
 rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
 failures_per_day = None  # ... or failures per day of the whole job ...
-observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
-observed_days = None  # days the log covers
+observed_failures = None  # ... or failures counted in a log over observed_days on n_gpus GPUs
+observed_days = None  # days the rate was counted over (assumed 30: its Poisson uncertainty)
 minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
-checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
-detect_min = None  # minutes to notice a failure (a 5-minute health check)
+checkpoint_interval_min = None  # the baseline checkpoint interval (assumed 10 min)
+detect_min = None  # minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
 checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
-state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+shard_gb = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
-detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+restart_after_min = None  # in-job restart on a hot spare, end to end for a crash (FlashRecovery's 150 s)
+reschedule_after_min = None  # its reschedule stage (None: the 150 s less the detection and reload inside it)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
 reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+lemon_factor = None  # failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)
+shares = None  # crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...
+hang_share = None  # ... share of failures that hang (the other modes rescaled) instead of shares
+launcher_poll_min = None  # the launcher's monitor interval, crash detection (torchrun 0.1 s)
+rank_monitor_poll_min = None  # NVRx rank monitor's period for evaluating hang timeouts (5 s)
+safety_factor = None  # tuned hang timeout / longest legitimate gap (NVRx 5)
+hang_timeout_min = None  # the tuned hang timeout (None: safety factor x the longest gap)
+untuned_hang_timeout_min = None  # the baseline's hang detection: NCCL's collective timeout (10 min)
+health_check_min = None  # the baseline's health-check period: a lost host is seen half of it later (5 min)
+host_heartbeat_min = None  # a lost host after the levers: a cross-node heartbeat timeout (NVRx 30 s)
+sdc_latency_min = None  # minutes until silent data corruption is noticed (assumed 60)
+tokens_per_step = None  # tokens per training step (Llama 3's 16M)
+tflops_per_gpu = None  # achieved TFLOP/s per GPU (None: Llama 3 Table 4 at the nearest fleet)
+peer_copy = None  # a peer holds the snapshot too (True), so a lost host restores from memory
+spare_gpus = None  # idle hot-spare GPUs (one 8-GPU server)
+spares_pooled = None  # the spares serve other jobs (True): charge them nothing
+replica_gpus = None  # GPUs of one data-parallel replica (TP 8 x PP 16)
+groups = None  # replica groups of per-step fault tolerance (None: one per replica)
+stall_min = None  # survivors' stall per failure with per-step fault tolerance (lab x 10)
+rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # the lab's own knobs (a toy job on this machine, not numbers about the outside world)
 lab_groups = 2  # replica groups (one rank each)
 lab_kill_step = 15  # the step at which one group's rank is SIGKILLed
@@ -67,7 +87,7 @@ from course_lib.simulate import simulate_replica_floor
 from course_lib.units import MINUTES_PER_DAY
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
-modes_in = md.ModeInputs()
+modes_in = scenario.modes  # the mode inputs of the one record
 scenario
 
 # %% [markdown]
@@ -229,7 +249,7 @@ print(f"data/replica_lab.csv: a hang is seen after {lab_rows['ftlab_hang_detect_
 # %%
 rep = rp.ReplicaInputs()
 print(f"stall {60 * rep.stall_min:.1f} s and rejoin {60 * rep.rejoin_min:.1f} s at fleet scale; G = {rp.groups_for(scenario)} groups "
-      f"(one per data-parallel replica of {modes_in.replica_gpus:g} GPUs; the step is {60 * modes_in.step_min(scenario):.1f} s)")
+      f"(one per data-parallel replica of {modes_in.replica_gpus:g} GPUs; the step is {60 * scenario.step_min:.1f} s)")
 by = rp.floor_by_strategy(scenario, rep, modes_in)
 print(f"{'minutes per day':32s}" + "".join(f"{m:>10s}" for m in md.MODES) + f"{'total':>10s}{'% of day':>10s}")
 for name, per in by.items():
@@ -258,7 +278,7 @@ fleets = np.array([512, 1024, 2048, 4096, 8192, 16384, 32768])
 curves = {name: [] for name in rp.STRATEGIES}
 for n in fleets:
     sc = scenario.replace(n_gpus=int(n))
-    for name, per in rp.floor_by_strategy(sc, rep, modes_in).items():
+    for name, per in rp.floor_by_strategy(sc, rep).items():  # each fleet its own step and hang timeout
         curves[name].append(100 * sum(per.values()) / MINUTES_PER_DAY)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
 x = np.arange(len(md.MODES))

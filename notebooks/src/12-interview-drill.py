@@ -11,14 +11,14 @@
 #
 # **Learning objectives**
 # - Give the four scoring points in your own numbers: the stages of one restart in minutes, the largest term first with what it buys, the trade between interval and write cost, and the floor set by the failure rate.
-# - Answer the follow-ups (hangs and timeouts, the step bound, a lost host, hot spares, scale, silent corruption, ETTR) with numbers, not adjectives.
+# - Answer the follow-ups (hangs and timeouts, the step bound, a lost host, hot spares, scale, silent corruption, ETTR, measuring the stages, crash loops, correlated failures, in-process restart) with numbers, not adjectives.
 # - Rerun the drill for another fleet and see which answers change.
 #
 # **Time:** 40 minutes. **Prerequisites:** notebooks [03](03-anatomy-of-a-restart.ipynb) (stages and levers), 04-06 (the interval and
 # write costs), [08](08-the-floor.ipynb) (the floor) and [09](09-your-fleet.ipynb) (your fleet).
 #
 # **Run it for your own numbers:** the parameters cell takes the same names as every notebook, so
-# `make course --param n_gpus=16384` or
+# `make course PARAMS="n_gpus=16384"` or
 # `papermill notebooks/12-interview-drill.ipynb out.ipynb -p n_gpus 16384 -p observed_failures 60 -p observed_days 7`
 # drills you on that fleet; the checks and the model answers change with it.
 
@@ -29,28 +29,48 @@ rng = setup()
 
 # %% tags=["parameters"]
 # The scenario: the same names in every notebook (None keeps the course's value);
-# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+# `make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"` or papermill `-p KEY VALUE` changes every notebook.
 n_gpus = None  # GPUs in the job (4,096)
 rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
 failures_per_day = None  # ... or failures per day of the whole job ...
-observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
-observed_days = None  # days the log covers
+observed_failures = None  # ... or failures counted in a log over observed_days on n_gpus GPUs
+observed_days = None  # days the rate was counted over (assumed 30: its Poisson uncertainty)
 minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
-checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
-detect_min = None  # minutes to notice a failure (a 5-minute health check)
+checkpoint_interval_min = None  # the baseline checkpoint interval (assumed 10 min)
+detect_min = None  # minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
 checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
-state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+shard_gb = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
-detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+restart_after_min = None  # in-job restart on a hot spare, end to end for a crash (FlashRecovery's 150 s)
+reschedule_after_min = None  # its reschedule stage (None: the 150 s less the detection and reload inside it)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
 reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+lemon_factor = None  # failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)
+shares = None  # crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...
+hang_share = None  # ... share of failures that hang (the other modes rescaled) instead of shares
+launcher_poll_min = None  # the launcher's monitor interval, crash detection (torchrun 0.1 s)
+rank_monitor_poll_min = None  # NVRx rank monitor's period for evaluating hang timeouts (5 s)
+safety_factor = None  # tuned hang timeout / longest legitimate gap (NVRx 5)
+hang_timeout_min = None  # the tuned hang timeout (None: safety factor x the longest gap)
+untuned_hang_timeout_min = None  # the baseline's hang detection: NCCL's collective timeout (10 min)
+health_check_min = None  # the baseline's health-check period: a lost host is seen half of it later (5 min)
+host_heartbeat_min = None  # a lost host after the levers: a cross-node heartbeat timeout (NVRx 30 s)
+sdc_latency_min = None  # minutes until silent data corruption is noticed (assumed 60)
+tokens_per_step = None  # tokens per training step (Llama 3's 16M)
+tflops_per_gpu = None  # achieved TFLOP/s per GPU (None: Llama 3 Table 4 at the nearest fleet)
+peer_copy = None  # a peer holds the snapshot too (True), so a lost host restores from memory
+spare_gpus = None  # idle hot-spare GPUs (one 8-GPU server)
+spares_pooled = None  # the spares serve other jobs (True): charge them nothing
+replica_gpus = None  # GPUs of one data-parallel replica (TP 8 x PP 16)
+groups = None  # replica groups of per-step fault tolerance (None: one per replica)
+stall_min = None  # survivors' stall per failure with per-step fault tolerance (lab x 10)
+rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 
 # %%
 from course_lib import Scenario, drill, ledger
@@ -91,8 +111,9 @@ nb12.reschedule_stage(my_reschedule_min, scenario)
 # ### Scoring point 2 · Attack the largest term first
 #
 # Each minute of a stage costs $\lambda$ minutes a day, so the stages rank by their minutes. The four levers
-# of [notebook 03](03-anatomy-of-a-restart.ipynb): heartbeat detection (a crash is seen half a poll later, a hang only at its
-# timeout), a hot-spare restart, the reload from host memory and an in-memory checkpoint at its optimal interval.
+# of [notebook 03](03-anatomy-of-a-restart.ipynb): heartbeat detection (a hang at a tuned timeout instead of NCCL's ten minutes, a
+# lost host at a heartbeat; a crash is already seen within the launcher's poll), a hot-spare restart (kept only where it
+# saves more than its idle GPUs cost), the reload from host memory and an in-memory checkpoint at its optimal interval.
 #
 # **Task.** Applied first to the baseline, how many minutes a day does the lever that saves most save?
 # (`ans.steps` holds the waterfall if you want to check your reasoning afterwards.) **Answer:** minutes per day, within 1 %.
@@ -108,7 +129,8 @@ nb12.first_lever_saving(my_first_lever_min_per_day, scenario)
 # $\delta/\tau + (\tau/2 + R)/M$ is smallest at Young's $\tau^* = \sqrt{2\delta M}$ ([notebook 04](04-optimal-interval.ipynb)).
 #
 # **Task.** With today's synchronous write (its blocking seconds and the MTBF are printed above), what is the
-# optimal checkpoint interval? **Answer:** minutes, within 1 %.
+# optimal checkpoint interval? (Young's $\sqrt{2\delta M}$ is within 1 % of the day model's optimum here.)
+# **Answer:** minutes, within 1 %.
 
 # %%
 my_interval_min = None  # type your number (minutes)
@@ -118,13 +140,13 @@ nb12.young_interval_before(my_interval_min, scenario)
 # ### Scoring point 4 · The residual set by the failure rate itself
 #
 # After every lever each failure still pays detection, restart and reload, half a step (a checkpoint cannot be
-# taken more often than once a step) and, for a silent corruption, the rewind past its latency
-# ([notebook 08](08-the-floor.ipynb)). Per failure, share-weighted over the failure modes:
+# taken more often than once a step) and, for a silent corruption, the rewind past its latency to the persisted
+# checkpoint ([notebook 08](08-the-floor.ipynb)). Per failure, share-weighted over the failure modes:
 
 # %%
-per_failure = {"detect": f.stages.detect, "restart": f.stages.reschedule, "reload": f.stages.reload,
-               "half a step": f.step_min / 2, "corruption rewind": f.latency_rewind_min}
-print("after the levers, minutes per failure: " + ", ".join(f"{k} {v:.3f}" for k, v in per_failure.items()))
+from course_lib import floor as fl
+
+print("after the levers, minutes per failure: " + ", ".join(f"{t.symbol} {t.per_failure_min:.3f}" for t in fl.terms(f)))
 
 # %% [markdown]
 # **Task.** What is the floor, the minutes a day that no checkpoint lever removes? **Answer:** minutes per day, within 1 %.
@@ -238,15 +260,78 @@ my_answer = ""  # your answer first: say it aloud within two minutes, or type it
 drill.ask("write_cost_for_interval", scenario, answered=my_answer)
 
 # %% [markdown]
+# ### Measure the stages first
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("measure_stages", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### Restarting onto the same bad node
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("same_bad_node", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### A switch takes the spare and two buddy pairs
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("correlated_failures", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### Eight GPUs copying at once, and memory a dead process pinned
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("eight_gpus_copy", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### In-process restart: the first lever on R
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("in_process_restart", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### Planned maintenance
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("planned_maintenance", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### Faster than the hang timeout
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("faster_detection", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### What it is worth, and where the next engineer goes
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("cost_priority", scenario, answered=my_answer)
+
+# %% [markdown]
+# ### The 15 minutes, read another way
+
+# %%
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("fifteen_minutes_read_another_way", scenario, answered=my_answer)
+
+# %% [markdown]
 # ## Summary
 
 # %%
 nb = "12-interview-drill"
-ledger.record(nb, "floor_minutes_per_day", "floor lambda (D + R)", f.floor_minutes_per_day, "min/day", ".2f")
+ledger.record(nb, "floor_minutes_per_day", "floor", f.floor_minutes_per_day, "min/day", ".2f")
 asked = drill.follow_ups(scenario)
 print(f"{len(asked)} follow-ups answered for {scenario.n_gpus:,} GPUs.")
 drill.reveal("**The four scoring points in one line** (open it once you have answered them above):",
-             f"One restart is {b.stages.total:.1f} min (reschedule {b.stages.reschedule:.2f}); {ans.steps[0].lever.name} first saves "
+             f"One restart is {b.stages.total:.1f} min (reschedule {b.stages.reschedule:.2f}); {ans.order[0]} first saves "
              f"{ans.steps[0].saved_minutes_per_day:.2f} min a day; the synchronous write's optimal interval is {ans.interval_before_min:.2f} min "
              f"({ans.interval_after_min:.2f} with the snapshot); the floor is {f.floor_minutes_per_day:.2f} min a day ({f.floor_fraction:.3%}).")
 

@@ -27,28 +27,48 @@ rng = setup()
 
 # %% tags=["parameters"]
 # The scenario: the same names in every notebook (None keeps the course's value);
-# `make course --param KEY=VALUE` or papermill `-p KEY VALUE` changes every notebook at once.
+# `make course PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4"` or papermill `-p KEY VALUE` changes every notebook.
 n_gpus = None  # GPUs in the job (4,096)
 rate_per_gpu_day = None  # failures per GPU-day (the question's 2 a day on 4,096 GPUs) ...
 failures_per_day = None  # ... or failures per day of the whole job ...
-observed_failures = None  # ... or failures counted in a log, over observed_days on n_gpus GPUs
-observed_days = None  # days the log covers
+observed_failures = None  # ... or failures counted in a log over observed_days on n_gpus GPUs
+observed_days = None  # days the rate was counted over (assumed 30: its Poisson uncertainty)
 minutes_per_restart = None  # the question's 15 minutes per restart, rewound work included
-checkpoint_interval_min = None  # the baseline checkpoint interval (10 min)
-detect_min = None  # minutes to notice a failure (a 5-minute health check)
+checkpoint_interval_min = None  # the baseline checkpoint interval (assumed 10 min)
+detect_min = None  # minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)
 reschedule_min = None  # minutes to tear down, replace and restart (None: the rest of the 15)
 reload_min = None  # minutes to read the checkpoint back (ByteCheckpoint's 405B load)
 model_params = None  # parameters of the model (Llama 3 405B)
 checkpoint_bytes_per_param = None  # checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)
-state_gb_per_gpu = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
+shard_gb = None  # checkpoint GB per GPU (None: the model's state split over the fleet)
 persist_gb_per_s = None  # GB/s of today's synchronous write (torch.save + fsync, measured)
 write_cost_min = None  # blocking minutes of today's checkpoint (None: the shard at that speed)
-detect_after_min = None  # detection with a per-rank heartbeat (5 s)
-reschedule_after_min = None  # restart on a hot spare, end to end (150 s)
+restart_after_min = None  # in-job restart on a hot spare, end to end for a crash (FlashRecovery's 150 s)
+reschedule_after_min = None  # its reschedule stage (None: the 150 s less the detection and reload inside it)
 snapshot_gb_per_s = None  # GB/s of the GPU -> pinned host snapshot (measured)
 restore_gb_per_s = None  # GB/s of the pinned host -> GPU reload (measured)
 snapshot_cost_min = None  # blocking minutes of the in-memory snapshot (None: the shard at that speed)
 reload_after_min = None  # minutes to reload from host memory (None: the shard at that speed)
+lemon_factor = None  # failure rate after lemon-node removal, a factor (None: measured on a real trace, clamped at 1)
+shares = None  # crash, hang, host_loss, sdc shares of the failures (Table 5 mapped to modes) ...
+hang_share = None  # ... share of failures that hang (the other modes rescaled) instead of shares
+launcher_poll_min = None  # the launcher's monitor interval, crash detection (torchrun 0.1 s)
+rank_monitor_poll_min = None  # NVRx rank monitor's period for evaluating hang timeouts (5 s)
+safety_factor = None  # tuned hang timeout / longest legitimate gap (NVRx 5)
+hang_timeout_min = None  # the tuned hang timeout (None: safety factor x the longest gap)
+untuned_hang_timeout_min = None  # the baseline's hang detection: NCCL's collective timeout (10 min)
+health_check_min = None  # the baseline's health-check period: a lost host is seen half of it later (5 min)
+host_heartbeat_min = None  # a lost host after the levers: a cross-node heartbeat timeout (NVRx 30 s)
+sdc_latency_min = None  # minutes until silent data corruption is noticed (assumed 60)
+tokens_per_step = None  # tokens per training step (Llama 3's 16M)
+tflops_per_gpu = None  # achieved TFLOP/s per GPU (None: Llama 3 Table 4 at the nearest fleet)
+peer_copy = None  # a peer holds the snapshot too (True), so a lost host restores from memory
+spare_gpus = None  # idle hot-spare GPUs (one 8-GPU server)
+spares_pooled = None  # the spares serve other jobs (True): charge them nothing
+replica_gpus = None  # GPUs of one data-parallel replica (TP 8 x PP 16)
+groups = None  # replica groups of per-step fault tolerance (None: one per replica)
+stall_min = None  # survivors' stall per failure with per-step fault tolerance (lab x 10)
+rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # this notebook's own knobs (not scenario inputs)
 log_path = None  # None: the vendored InfiniteHBD trace (data/infinitehbd_fault_trace.json); or the path of your own log
 log_format = "infinitehbd"  # infinitehbd, sacct (sacct --parsable2) or csv (the schema below)
@@ -66,7 +86,7 @@ import sympy as sp
 from scipy import stats
 
 from course_lib import Scenario, ledger
-from course_lib import floor as fl
+from course_lib import levers as course_levers
 from course_lib import incidents as inc
 from course_lib.answer import answer
 from course_lib.failures import log_rates
@@ -240,7 +260,8 @@ plt.show()
 # looks good.
 #
 # **Predict first:** by what factor does removing the first half's lemons change the second half's rate?
-# ([Notebook 08](08-the-floor.ipynb) read one research cluster's job-level numbers as x 0.27.)
+# ([Notebook 08](08-the-floor.ipynb) bounds it by what lemon nodes fail through, the faulty GPUs and HBM3 of Table 5, and
+# reads one research cluster's job-level numbers as x 0.27.)
 
 # %%
 my_guess = None  # your guess: the out-of-sample rate factor (1 = no change)
@@ -374,7 +395,7 @@ print(f"spares for a free one 99 % of the time: {s_pois} (Poisson), {s_replay} r
       f"(the most ever out at once there: {seen.max()})")
 ans_log = inc.answer_for_log(log, fleet, scenario.n_gpus, base=scenario)
 print(f"idle spares cost {ans_log.spare_cost_min_per_day:.0f} min a day of the job's GPU-time; running elastic instead "
-      f"(a {ans_log.job_answer.inputs.replica_gpus:.0f}-GPU replica out until each repair) costs {ans_log.elastic_cost_min_per_day:.0f}")
+      f"(a {ans_log.job_answer.scenario.modes.replica_gpus:.0f}-GPU replica out until each repair) costs {ans_log.elastic_cost_min_per_day:.0f}")
 
 # %% [markdown]
 # With repairs measured in days, elastic continuation costs several times what a pool of spares does, and
@@ -423,15 +444,18 @@ def floor_pct(rate_per_gpu_day):
     return 100 * answer(inc.scenario_for_log(rate_per_gpu_day, scenario.n_gpus, scenario), spread_draws=0).after.floor_fraction
 
 
-guessed = fl.RateLever("lemon-node removal (x 0.27)", fl.lemon_node_factor(), "notebook 08", "")(ja.after)
+bound = course_levers.rate_levers(scenario)[1]  # notebook 08's bound (no faulty GPU / HBM3): the most any removal buys
+kokolis = course_levers.kokolis_lemon_rate_factor()  # one research cluster's job-level numbers read as a rate (notebook 08)
+guessed = course_levers.RateLever("lemon-node removal, Kokolis et al.'s reading", kokolis, "notebook 08", "")(ja.after)
 print(f"{'':46s} floor, % of the day")
 print(f"{'at the log rate':46s} {100 * ja.after.floor_fraction:.3f}")
 print(f"{'the rate interval (Poisson)':46s} {floor_pct(est.low):.3f} to {floor_pct(est.high):.3f}")
 print(f"{'the rate interval widened for bursts':46s} {floor_pct(wide[0]):.3f} to {floor_pct(wide[1]):.3f}")
 print(f"{'the quietest and the busiest 30 days':46s} {floor_pct(max(monthly.rate.min(), 1e-9)):.3f} to {floor_pct(monthly.rate.max()):.3f}")
-print(f"{'lemon removal, the x 0.27 of notebook 08':46s} {100 * guessed.floor_fraction:.3f}")
-print(f"{'lemon removal, measured out of sample':46s} {100 * ans_log.lemon_after.floor_fraction:.3f}  (x {lemon.factor:.2f}, "
-      f"{lemon.capacity_removed:.0%} of the capacity removed)")
+print(f"{f'lemon removal, one cluster read as x {kokolis:.2f}':46s} {100 * guessed.floor_fraction:.3f}")
+print(f"{f'the bound, no faulty GPU / HBM3, x {bound.factor:.2f}':46s} {100 * bound(ja.after).floor_fraction:.3f}")
+print(f"{'lemon removal, measured out of sample':46s} {100 * ans_log.lemon_after.floor_fraction:.3f}  (x {lemon.factor:.2f}"
+      + (", clamped at 1: removal buys nothing" if lemon.factor >= 1 else "") + f"; {lemon.capacity_removed:.0%} of the capacity removed)")
 if ans_log.log_modes_answer is not None:  # a log whose classes the course maps to failure modes
     print(f"{'the log mapped to failure modes':46s} {100 * ans_log.log_modes_answer.after.floor_fraction:.3f}  "
           f"({', '.join(f'{m} {v:.0%}' for m, v in ans_log.analysis.mode_shares.items())}: the course's mapping, an assumption)")
@@ -440,8 +464,9 @@ if ans_log.log_modes_answer is not None:  # a log whose classes the course maps 
 # The floor's point value survives the test: the log's rate is close to the question's, so the floor of a
 # 4,096-GPU job is close to notebook 08's. What changes is how sure we are of it and which levers are worth
 # having. Bursts and a drifting rate widen the range more than the count's Poisson interval admits; lemon removal,
-# measured the only honest way, buys little here; quarantining freshly repaired nodes and a spare pool sized on
-# the replayed repairs are what the log asks for.
+# measured the only honest way, buys nothing here (a factor above 1 is clamped at 1: no gain), and this trace's factor
+# is the course's lemon lever in [notebook 08](08-the-floor.ipynb) and the answer; quarantining freshly repaired nodes
+# and a spare pool sized on the replayed repairs are what the log asks for.
 #
 # **Try it**
 # - Run this notebook on your own log: `papermill notebooks/13-your-incident-log.ipynb out.ipynb -p log_path my.csv -p log_format csv -p fleet_nodes 512`.

@@ -1,5 +1,5 @@
 # %% [markdown]
-# ## The floor dashboard: a 4,096-GPU run's restart loss, lever by lever, down to the floor λ(D+R)
+# ## The floor dashboard: a 4,096-GPU run's restart loss, lever by lever, down to the floor
 #
 # *A 4,096-GPU training run loses about 2 % of every day to restarts. Fix it, and say where the floor is.*
 # Move a slider: the sentence and the chart follow; the last line defines every symbol.

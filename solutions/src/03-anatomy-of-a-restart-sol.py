@@ -22,12 +22,13 @@ rng = setup()
 import sympy as sp
 
 from course_lib import MINUTES_PER_DAY, Scenario
+from course_lib import levers as lv
 from course_lib import restart as rs
 from course_lib.check import nb03
 
 budget = rs.baseline_budget(Scenario())
 print(f"baseline: {budget.failures_per_day:g} failures/day x ({', '.join(f'{k} {v:.2f}' for k, v in budget.stages.as_dict().items())}) min "
-      f"= {budget.minutes_per_day:.1f} min/day = {budget.fraction_of_day:.2%} of the day")
+      f"= {budget.minutes_per_day:.1f} min/day = {budget.loss_fraction:.2%} of the day")
 
 # %% [markdown]
 # ## Exercise 1 · An hourly checkpoint interval
@@ -68,7 +69,7 @@ nb03.hourly_interval_loss(answer)
 rewind_per_day = budget.failures_per_day * interval_min / 2
 lost_per_day = answer / 100 * MINUTES_PER_DAY
 print(f"rewind {rewind_per_day:.0f} of {lost_per_day:.0f} min/day ({rewind_per_day / lost_per_day:.0%}); "
-      f"the loss is {answer / (100 * budget.fraction_of_day):.1f}x the baseline's")
+      f"the loss is {answer / (100 * budget.loss_fraction):.1f}x the baseline's")
 
 # %% [markdown]
 # ## Exercise 2 · The best health-check period
@@ -110,28 +111,28 @@ nb03.health_check_period(answer)
 # question's two failures a day, one check may cost only
 
 # %%
-check_min = Scenario().detect_after_min
+check_min = Scenario().modes.rank_monitor_poll_min  # NVRx's rank monitor checks every 5 s
 (c_star,) = sp.solve(sp.Eq(answer, check_min), c)
 c_value = float(c_star.subs({lam: budget.failures_per_day, T: MINUTES_PER_DAY}))
 print(f"check period {check_min * 60:g} s is optimal when one check costs {c_value * 60_000:.2f} ms of job time")
 
 # %% [markdown]
-# A check that costs more than that should run less often; a cheaper one, more often. Either way the
-# detection stage falls from minutes to seconds, which is why heartbeats win the largest share in
-# [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s waterfall.
+# A check that costs more than that should run less often; a cheaper one, more often. Checking often is cheap;
+# what a hang costs is the timeout the check waits for, which is why the heartbeat lever in
+# [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s waterfall is a tuned timeout, not a faster poll.
 #
 # ## Exercise 3 · Twice the failures: rerun the levers
 #
 # Take a worse cluster: `failures_per_day` = 4, twice the question's (a what-if), with the same fleet,
-# stages and the four levers of [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb) (`rs.default_levers`, sources in `data/levers.csv`).
+# stages and the four levers of [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb) (`lv.default_levers`, sources in `data/levers.csv`).
 #
-# **Task.** Apply the four levers, largest first, and compute the minutes per day still lost, snapshot
+# **Task.** Apply the levers that save, largest first, and compute the minutes per day still lost, snapshot
 # writes included. **Answer:** `answer` (float, minutes per day, within 1 %). **Predict first:** more or
 # less than twice [notebook 03](../notebooks/03-anatomy-of-a-restart.ipynb)'s result after the levers?
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# Build the worse scenario with `Scenario().replace(failures_per_day=...)`, rebuild the levers for it (`rs.default_levers(worse)`) and run `rs.waterfall` from `rs.baseline_budget(worse)`; the last step's `after` is what is left.
+# Build the worse scenario with `Scenario().replace(failures_per_day=...)`, rebuild the levers for it (`lv.default_levers(worse)`) and run `lv.waterfall` from `rs.baseline_budget(worse)`; the last step's `after` is what is left.
 #
 # </details>
 
@@ -139,9 +140,9 @@ print(f"check period {check_min * 60:g} s is optimal when one check costs {c_val
 failures_per_day = 4.0
 
 # %% tags=["solution"]
-# Task: set `answer` to the minutes per day left after notebook 03's four levers (largest first) when the job fails `failures_per_day` times a day.
+# Task: set `answer` to the minutes per day left after notebook 03's levers (the ones that save, largest first) when the job fails `failures_per_day` times a day.
 worse = Scenario().replace(failures_per_day=failures_per_day)
-steps = rs.waterfall(rs.baseline_budget(worse), rs.default_levers(worse))
+steps = lv.waterfall(rs.baseline_budget(worse), lv.default_levers(worse))
 answer = steps[-1].after.minutes_per_day
 for step in steps:
     print(f"+ {step.lever.name:20s} saves {step.saved_minutes_per_day:6.2f} min/day, leaves {step.after.minutes_per_day:6.2f}")
@@ -157,6 +158,6 @@ nb03.levers_at_four_a_day(answer)
 # total grows by less than the failure rate does:
 
 # %%
-base = rs.waterfall(budget, rs.default_levers(Scenario()))[-1].after.minutes_per_day
+base = lv.waterfall(budget, lv.default_levers(Scenario()))[-1].after.minutes_per_day
 print(f"{failures_per_day / budget.failures_per_day:g}x the failures -> {answer / base:.2f}x the minutes lost after the levers "
       f"({base:.2f} -> {answer:.2f} min/day)")

@@ -31,7 +31,7 @@ from course_lib.simulate import simulate_job
 
 scenario = Scenario()
 M = scenario.fleet_mtbf_hours * 60  # fleet MTBF in minutes
-R = scenario.restart_total_min - scenario.mean_rewind_min  # restart cost without the rewound work
+R = scenario.minutes_per_restart - scenario.mean_rewind_min  # restart cost without the rewound work
 costs = load_table("write_costs.csv")
 print(f"M = {M:.0f} min, R = {R:.0f} min; write costs (s): "
       + ", ".join(f"{r['regime']} {r['blocking_s']:g}" for r in costs.rows if not math.isnan(r["blocking_s"])))
@@ -116,7 +116,7 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 # ## Exercise 3 · How flat is the minimum?
 #
 # [Notebook 04](../notebooks/04-optimal-interval.ipynb)'s baseline write is the course's synchronous checkpoint: each GPU's shard of the
-# 405B model through `torch.save` + `fsync` at the bandwidth notebook 05 measures (`scenario.write_before_min`).
+# 405B model through `torch.save` + `fsync` at the bandwidth notebook 05 measures (`scenario.write_cost_min`).
 #
 # **Task.** Checkpoint at *twice* the exact optimal interval for that write and measure the waste with
 # the simulator: `simulate_job(work, interval, write_cost, mtbf, restart, n_runs=4000, seed=...)` over
@@ -132,7 +132,7 @@ print("W at tau* =", sp.simplify(W.subs(tau, answer)))
 
 # %%
 work = 30 * 24 * 60.0  # a month of useful work (minutes)
-delta_sync = scenario.write_before_min  # minutes
+delta_sync = scenario.write_cost_min  # minutes
 
 # %% tags=["solution"]
 # Task: simulate the job at twice the exact optimal interval for `delta_sync` (4,000 runs of `work` minutes, restart `R`) and set `answer` to the mean simulated waste.

@@ -23,6 +23,8 @@ import sympy as sp
 
 from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import floor as fl
+from course_lib import levers as lv
+from course_lib import projection as pj
 from course_lib.answer import answer as course_answer
 from course_lib.check import nb08
 
@@ -94,7 +96,7 @@ print(f"checkpoint term: {f.checkpoint_minutes_per_day:.2f} min/day at {here.n_g
 # </details>
 
 # %%
-k = fl.kokolis_projection()
+k = pj.kokolis_projection()
 dt = 15.0
 print(f"GPUs {k.n_gpus:,.0f}, {k.gpus_per_node:g} per node, r_f {k.rf_per_node_day:g} per node-day, "
       f"u0 {k.restart_overhead_min:g} min, w_cp {k.write_cost_min:g} min")
@@ -156,7 +158,7 @@ nb08.sdc_crossover(answer)
 # failure's restart together ([notebook 08](../notebooks/08-the-floor.ipynb) prints the same crossover):
 
 # %%
-share = fl.table5_share(["Silent Data Corruption"])
+share = lv.table5_share(["Silent Data Corruption"])
 minutes = float(answer.subs({s: share, D: f.stages.detect, R: (f.stages.reschedule + f.stages.reload)}))
 print(f"SDC share {share:.2%}, D + R = {f.stages.restart_cost:.3f} min: crossover after {minutes:.1f} min = {minutes / 60:.2f} h")
 
@@ -176,23 +178,18 @@ print(f"SDC share {share:.2%}, D + R = {f.stages.restart_cost:.3f} min: crossove
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# `md.shares_with_hang(md.ModeInputs().shares, hang_share)` rescales the others; `dataclasses.replace(md.ModeInputs(), shares=...)`
-# makes the inputs, and `md.per_mode_floor(Scenario(), inputs)` gives the floor of each mode in minutes per day.
+# `Scenario().replace(hang_share=...)` sets the hang share and rescales the others; `answer(that, spread_draws=0).after`
+# is its day after the levers, and `fl.per_mode(day)` gives the floor of each mode in minutes per day.
 #
 # </details>
 
 # %%
-import dataclasses
-
-from course_lib import modes as md
-
 hang_share = nb08.HANG_SHARE
-base = md.ModeInputs()
 
 # %% tags=["solution"]
 # Task: set `answer` to the floor (min/day) at 4,096 GPUs with the hang share set to `hang_share`, the other shares rescaled.
-shares = tuple(float(x) for x in md.shares_with_hang(base.shares, hang_share))
-per_mode = md.per_mode_floor(Scenario(), dataclasses.replace(base, shares=shares))
+day = course_answer(Scenario().replace(hang_share=hang_share), spread_draws=0).after
+per_mode = fl.per_mode(day)
 answer = sum(per_mode.values())
 print(", ".join(f"{m} {v:.2f}" for m, v in per_mode.items()) + f": floor {answer:.2f} min/day")
 
@@ -207,10 +204,9 @@ nb08.floor_at_hang_share(answer)
 
 # %%
 for timeout_min in (None, 10.0):
-    inp = dataclasses.replace(base, hang_timeout_min=timeout_min)
-    row = [sum(md.per_mode_floor(Scenario(), dataclasses.replace(inp, shares=tuple(float(x) for x in md.shares_with_hang(base.shares, h)))).values())
+    row = [course_answer(Scenario().replace(hang_share=h, hang_timeout_min=timeout_min), spread_draws=0).after.floor_minutes_per_day
            for h in (0.2, 0.4, 0.6, 0.8)]
-    label = f"timeout {60 * inp.timeout_min(Scenario()):.0f} s"
+    label = f"timeout {60 * Scenario().replace(hang_timeout_min=timeout_min).hang_timeout_min:.0f} s"
     print(f"{label:16s} floor at hang share 0.2 / 0.4 / 0.6 / 0.8: " + " / ".join(f"{v:.2f}" for v in row) + " min/day")
 
 # %% [markdown]

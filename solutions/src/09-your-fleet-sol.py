@@ -179,13 +179,14 @@ nb09.spare_break_even_gpus(answer)
 
 # %% [markdown]
 # **Why.** The saving grows with the fleet (more failures a day), the cost shrinks (the same 8 GPUs are a smaller
-# share of a larger job), so they cross once. The course's whole answer agrees: its net hot-spare saving changes sign
-# there.
+# share of a larger job), so they cross once. The course's whole answer agrees to within its second-order terms (the
+# day model charges the spare as a share of the GPUs paid for, and only while the job trains): its net hot-spare saving
+# changes sign near there.
 
 # %%
 for n in (4096, int(answer) // 2, 2 * int(answer)):
     a = course_answer(Scenario().replace(n_gpus=n), spread_draws=0)
-    print(f"{n:7,d} GPUs: net {a.hot_spare_net_minutes_per_day:+.2f} min/day")
+    print(f"{n:7,d} GPUs: net {a.spare.net:+.2f} min/day")
 
 # %% [markdown]
 # Below the break-even a dedicated spare costs more than it saves: share it across jobs (then it costs this job

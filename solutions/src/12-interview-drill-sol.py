@@ -23,6 +23,7 @@ rng = setup()
 import math
 
 from course_lib import Scenario
+from course_lib import levers as lv
 from course_lib import restart as rs
 from course_lib.answer import answer as course_answer
 from course_lib.check import nb12
@@ -35,24 +36,25 @@ print(f"{scenario.n_gpus:,} GPUs, {scenario.failures_per_day:.2f} failures a day
 # %% [markdown]
 # ## Exercise 1 · The reschedule stage
 #
-# The scenario observes `scenario.minutes_per_restart` per restart and sources detection (`scenario.detect_min`)
-# and reload (`scenario.reload_min`); the mean rewind is half the interval (`scenario.checkpoint_interval_min`).
+# The scenario observes `scenario.minutes_per_restart` per restart and sources detection (`scenario.detect_min`, the
+# modes' mean) and reload (`scenario.reload_min`); the mean rewind is half the interval (`scenario.checkpoint_interval_min`)
+# plus the hour a silent corruption rewinds, times its share (`scenario.mean_rewind_min` holds both).
 #
 # **Task.** Compute the minutes of one restart left for rescheduling. **Answer:** `answer` (minutes, within 1 %).
 # **Predict first:** more or less than detection?
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# Subtract the three other stages from the observed minutes; the rewind is a stage too, and it is half the interval.
+# Subtract the three other stages from the observed minutes; the rewind is a stage too: `scenario.mean_rewind_min`.
 #
 # </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the reschedule stage of one restart in minutes (the observed minutes minus detect, reload and the mean rewind).
-answer = scenario.minutes_per_restart - scenario.detect_min - scenario.reload_min - scenario.checkpoint_interval_min / 2
+answer = scenario.minutes_per_restart - scenario.detect_min - scenario.reload_min - scenario.mean_rewind_min
 assert abs(answer - rs.baseline_stages(scenario).reschedule) < 1e-12
-print(f"reschedule = {scenario.minutes_per_restart:g} - {scenario.detect_min:g} - {scenario.reload_min:.3g} - "
-      f"{scenario.checkpoint_interval_min / 2:g} = {answer:.3f} min")
+print(f"reschedule = {scenario.minutes_per_restart:g} - {scenario.detect_min:.3f} - {scenario.reload_min:.3f} - "
+      f"{scenario.mean_rewind_min:.3f} = {answer:.3f} min")
 
 # %%
 nb12.reschedule_stage(answer)
@@ -63,8 +65,8 @@ nb12.reschedule_stage(answer)
 #
 # ## Exercise 2 · The first lever
 #
-# `rs.waterfall(budget, rs.default_levers(scenario))` applies the four levers of notebook 03, each time the one that
-# saves most from what is left.
+# `lv.waterfall(budget, lv.default_levers(scenario))` applies the levers of notebook 03, each time the one that
+# saves most from what is left, and only while it saves.
 #
 # **Task.** Compute the minutes a day saved by the first lever of the waterfall. **Answer:** `answer` (minutes per
 # day, within 1 %). **Predict first:** which lever, and does it remove its whole stage?
@@ -78,7 +80,7 @@ nb12.reschedule_stage(answer)
 # %% tags=["solution"]
 # Task: compute `answer`, the minutes per day the waterfall's first lever saves from the baseline budget.
 budget = rs.baseline_budget(scenario)
-first = rs.waterfall(budget, rs.default_levers(scenario))[0]
+first = lv.waterfall(budget, lv.default_levers(scenario))[0]
 answer = first.saved_minutes_per_day
 print(f"{first.lever.name} ({first.lever.stage}) saves {answer:.2f} of the stage's {budget.breakdown()[first.lever.stage]:.1f} min a day")
 
@@ -86,10 +88,9 @@ print(f"{first.lever.name} ({first.lever.stage}) saves {answer:.2f} of the stage
 nb12.first_lever_saving(answer)
 
 # %% [markdown]
-# **Why.** The first lever is the one the printout names, and it shortens its stage without removing it: an
-# in-memory checkpoint still rewinds half its (shorter) interval and still writes, a heartbeat still sees a hang
-# only at its timeout. So its saving is less than the whole stage, and the lever that saves most depends on the
-# fleet's numbers, not on a rule of thumb: the check names the other levers' savings if you pick one of them.
+# **Why.** A lever shortens its stage without removing it, so it saves less than the stage. The order is the
+# waterfall's, at your scenario: the same one the answer sheet, the drill and the README print (one source,
+# `answer(...).order`: print it and compare). The check names the other levers' savings if you pick one of them.
 #
 # ## Exercise 3 · Young's interval with today's write
 #
@@ -122,23 +123,28 @@ print(f"snapshot {60_000 * here.snapshot_cost_min:.1f} ms -> {here.interval_afte
 # %% [markdown]
 # ## Exercise 4 · The floor
 #
-# `here.after` is the day after every lever: per failure it still pays `stages.restart_cost` (D + R), half a step
-# (`step_min / 2`) and the share-weighted rewind past silent corruption (`latency_rewind_min`).
+# `here.after` is the day after every lever that saves. `fl.terms(here.after)` lists what each failure still pays
+# once the write is free and the interval one step: D + R, half a step (for the failures that restore the latest
+# checkpoint) and a silent corruption's latency with its rewind to the persisted checkpoint, each with its minutes
+# per failure (`per_failure_min`).
 #
 # **Task.** Compute the floor in minutes a day. **Answer:** `answer` (minutes per day, within 1 %). **Predict
 # first:** what share of the after-levers loss is it?
 #
 # <details class="course-hint"><summary>Hint (open it when you are stuck, before the solution)</summary>
 #
-# failures per day x (D + R + half a step + the corruption rewind).
+# failures per day x the sum of the terms' minutes per failure (the failures take far less than the day here).
 #
 # </details>
 
 # %% tags=["solution"]
 # Task: compute `answer`, the floor after every lever in minutes per day.
+from course_lib import floor as fl
+
 f = here.after
-answer = f.failures_per_day * (f.stages.restart_cost + f.step_min / 2 + f.latency_rewind_min)
-print(f"{f.failures_per_day:.2f}/day x ({f.stages.restart_cost:.3f} + {f.step_min / 2:.3f} + {f.latency_rewind_min:.3f}) min = "
+terms = fl.terms(f)
+answer = f.failures_per_day * sum(t.per_failure_min for t in terms)
+print(f"{f.failures_per_day:.2f}/day x (" + " + ".join(f"{t.per_failure_min:.3f}" for t in terms) + f") min = "
       f"{answer:.2f} min a day, {answer / f.minutes_per_day:.0%} of the {f.minutes_per_day:.2f} left")
 
 # %%

@@ -15,7 +15,7 @@ import pytest
 from course_lib import Scenario, ledger
 from course_lib.answer import answer
 from course_lib.data import failure_logs
-from course_lib.floor import floor_inputs
+from course_lib.data import sourced
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAME = "09-your-fleet.ipynb"
@@ -33,7 +33,7 @@ def test_capstone_answers_for_16384_gpus_at_the_rsc1_rate(tmp_path, monkeypatch)
     src = NOTEBOOKS / NAME
     before = src.read_bytes()
     rate = rsc1_rate_per_gpu_day()
-    assert rate == pytest.approx(floor_inputs()["kokolis_rf"].value / 1000 / 8)
+    assert rate == pytest.approx(sourced("floor_inputs.csv")["kokolis_rf"].value / 1000 / 8)
     params = dict(n_gpus=16384, rate_per_gpu_day=rate, write_cost_min=2.0 / 60, sim_runs=500)
     papermill.execute_notebook(str(src), str(tmp_path / NAME), parameters=params, cwd=str(NOTEBOOKS),
                                kernel_name="python3", progress_bar=False)

@@ -1,0 +1,65 @@
+"""Numbers in sentences that add up as printed (the answer, the answer sheet, the dashboard, the drill).
+
+A spoken sum is checked by the listener at the precision it is spoken: ``7.22 + 0.36 + 1.86 = 9.45``
+is wrong to anyone who adds, even when the unrounded terms do sum to 9.4453. :func:`added` rounds the
+terms so that they add up to the rounded total (largest-remainder rounding); :func:`times` prints a
+product with as many decimals as it takes to hold. tests/test_docs.py parses every
+sum and product of ANSWER_SHEET.md and recomputes it from the printed numbers.
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["added", "times", "sum_line"]
+
+
+def _round(x: float, d: int) -> float:
+    return round(float(x), d)
+
+
+def added(values, total: float | None = None, digits: int = 2) -> tuple[list[str], str]:
+    """``values`` and their ``total`` (default: their sum) at ``digits`` decimals, the terms adding up to the total as printed.
+
+    Each term is rounded to ``digits``; where the rounded terms miss the rounded total by a few units of
+    the last digit, those units go to the terms with the largest remainders (largest-remainder rounding),
+    so a term may print one unit of the last digit away from its own rounding.
+    """
+    values = [float(v) for v in values]
+    total = math.fsum(values) if total is None else float(total)
+    unit = 10.0**-digits
+    target = round(round(total, digits) / unit)
+    floors = [math.floor(v / unit + 1e-9) for v in values]
+    rest = sorted(range(len(values)), key=lambda i: values[i] / unit - floors[i], reverse=True)
+    missing = target - sum(floors)
+    units = list(floors)
+    for i in rest[:max(missing, 0)]:
+        units[i] += 1
+    if missing < 0:  # can only happen for negative terms: take the units from the smallest remainders
+        for i in rest[::-1][: -missing]:
+            units[i] -= 1
+    return [f"{u * unit:.{digits}f}" for u in units], f"{target * unit:.{digits}f}"
+
+
+def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), max_extra: int = 8) -> tuple[str, str, str]:
+    """``a``, ``b`` and ``a x b`` as strings whose printed product rounds to the printed result.
+
+    digits: the decimals of ``a``, ``b`` and the product; the factors get more decimals until the printed
+    factors' product rounds to the printed result.
+    """
+    a, b = float(a), float(b)
+    product = a * b if product is None else float(product)
+    if not math.isclose(product, a * b, rel_tol=1e-9, abs_tol=1e-12):
+        raise ValueError(f"product {product!r} is not {a!r} x {b!r} = {a * b!r}: no printing of the factors makes it hold")
+    da, db, dc = digits
+    target = round(product, dc)
+    for extra in range(max_extra + 1):
+        pa, pb = round(a, da + extra), round(b, db + extra)
+        if math.isclose(round(pa * pb, dc), target, abs_tol=0.5 * 10**-(dc + 3)):
+            break
+    return f"{a:.{da + extra}f}", f"{b:.{db + extra}f}", f"{target:.{dc}f}"
+
+
+def sum_line(values, total: float | None = None, digits: int = 2) -> str:
+    """``a + b + c = total`` with :func:`added`'s precision."""
+    terms, t = added(values, total, digits)
+    return " + ".join(terms) + f" = {t}"
