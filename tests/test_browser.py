@@ -349,7 +349,9 @@ def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(servers, 
             counts.append(len(kernel_pids(voila)))
             if page is not keep:
                 page.close()
-        assert counts[-1] >= 2, f"the closed pages' kernels were gone at once: {counts} (the test would prove nothing)"
+        # a closed page's kernel outlived its page (on a loaded machine a load can outlast CULL_IDLE_S, so not
+        # every closed page's kernel is still there at the last load)
+        assert max(counts) >= 2, f"the closed pages' kernels were gone at once: {counts} (the test would prove nothing)"
         deadline = time.monotonic() + CULL_IDLE_S + 3 * CULL_EVERY_S + 60  # culled after idle + one interval; room for load
         while len(kernel_pids(voila)) > 1 and time.monotonic() < deadline:
             time.sleep(1)
