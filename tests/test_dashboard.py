@@ -61,7 +61,9 @@ def test_present_sentence_is_short_and_says_the_floor_and_the_loss():
     a = wf.dashboard_answer()
     text = wf.present_text()
     assert len(text) <= 110, "at 30 px it must fit two lines of a 1024 px screen"
-    assert f"{a.after.floor_minutes_per_day:.2f} min a day" in text and f"{a.after.minutes_per_day:.2f} min a day" in text
+    nb = "\u00a0"  # a number never parts from its unit at the line's end
+    assert f"{a.after.floor_minutes_per_day:.2f}{nb}min a day" in text and f"{a.after.minutes_per_day:.2f}{nb}min a day" in text
+    assert f"{100 * a.after.floor_fraction:.3f}{nb}%" in text
     assert wf.present_html() == f"<b>{text}</b>"
 
 

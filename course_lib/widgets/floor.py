@@ -165,8 +165,10 @@ def _headline(a) -> str:
     f = a.after
     if not f.floor_budget.makes_progress:  # no percentage of a day above 100: say it plainly
         return f"At {a.n_gpus:,} GPUs, every lever pulled, the job never catches up: 100 % of the day is lost."
-    return (f"At {a.n_gpus:,} GPUs the floor is {f.floor_minutes_per_day:.2f} min a day "
-            f"({100 * f.floor_fraction:.3f} %); after the levers {f.minutes_per_day:.2f} min a day ({100 * f.loss_fraction:.3f} %).")
+    nb = "\u00a0"  # the value and its unit stay on one line at 30 px ("(0.656" never above "%)")
+    return (f"At {a.n_gpus:,} GPUs the floor is {f.floor_minutes_per_day:.2f}{nb}min a day "
+            f"({100 * f.floor_fraction:.3f}{nb}%); after the levers {f.minutes_per_day:.2f}{nb}min a day "
+            f"({100 * f.loss_fraction:.3f}{nb}%).")
 
 
 def present_text(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
