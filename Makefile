@@ -57,9 +57,10 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --allow-root --notebook-dir=. $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0) $(ARGS) notebooks/00-the-question.ipynb
 
 ## make app: serve the floor dashboard (notebooks/floor-dashboard.ipynb, from notebook 08) as a Voila app on http://127.0.0.1:8866, code hidden
-## (works as root). NB=notebooks/04-optimal-interval.ipynb or PORT=8867 to change.
+## (works as root). NB=notebooks/04-optimal-interval.ipynb or PORT=8867 to change; MODE=present for a projector
+## (large type, the chart and its sentence on one screen); kernels of closed or reloaded pages are culled.
 app: $(STAMP)
-	$(BIN)/python scripts/app.py $(NB) $(if $(PORT),--port $(PORT))
+	$(BIN)/python scripts/app.py $(NB) $(if $(PORT),--port $(PORT)) $(if $(MODE),--mode $(MODE))
 
 ## make bench: the benchmarks (ratios measured in one run; tables in benchmarks/results/)
 bench: $(STAMP)

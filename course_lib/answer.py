@@ -275,13 +275,16 @@ class Answer:
     def lever_table(self) -> str:
         """The levers in the order applied: minutes a day each saves, what is left, the loss (notebooks 08, 09)."""
         b = self.baseline
-        lines = [f"{'':24s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}",
-                 f"{'baseline (with writes)':24s} {'':13s} {b.minutes_per_day:12.2f} {b.loss_fraction:8.3%}"]
-        for step in self.steps:
-            lines.append(f"+ {step.lever.name:22s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
+        names = ["baseline (with writes)"] + [f"+ {st.lever.name}" for st in self.steps] + [
+            f"  {lever.name} (left out)" for lever, _ in self.left_out]
+        w = max(24, *(len(n) for n in names))  # every row's numbers under their header, however long a name
+        lines = [f"{'':{w}s} {'saves min/day':>13s} {'left min/day':>12s} {'loss':>8s}",
+                 f"{names[0]:{w}s} {'':13s} {b.minutes_per_day:12.2f} {b.loss_fraction:8.3%}"]
+        for name, step in zip(names[1:], self.steps):
+            lines.append(f"{name:{w}s} {step.saved_minutes_per_day:13.2f} {step.after.minutes_per_day:12.2f} "
                          f"{step.after.loss_fraction:8.3%}")
-        for lever, saving in self.left_out:
-            lines.append(f"  {lever.name + ' (left out)':22s} {saving:13.2f}")
+        for name, (lever, saving) in zip(names[1 + len(self.steps):], self.left_out):
+            lines.append(f"{name:{w}s} {saving:13.2f}")
         return "\n".join(lines)
 
     @property

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import html
 import json
 import math
 import re
@@ -37,7 +38,7 @@ from . import step as st
 from .scenario import Scenario
 from .units import MINUTES_PER_DAY
 
-__all__ = ["FollowUp", "FollowUpAnswer", "REGISTRY", "follow_up", "follow_ups", "ask", "markdown", "notebooks_linked",
+__all__ = ["FollowUp", "FollowUpAnswer", "Reveal", "REGISTRY", "follow_up", "follow_ups", "ask", "reveal", "markdown", "notebooks_linked",
            "STEP_CV", "TIGHT_TIMEOUT_FACTOR", "FLEET_FACTOR", "BIGGER_FLEET_FACTOR", "RATE_FACTOR",
            "CHEAPER_SNAPSHOT_FACTOR", "TARGET_INTERVAL_MIN", "SDC_LATENCIES_MIN", "CONFIDENCE", "LOOP_RESTARTS_CAP",
            "NODES_PER_SWITCH", "HOURLY_INTERVAL_MIN"]
@@ -106,20 +107,70 @@ class FollowUpAnswer:
     question: str
     answer: str
     notebook: str
+    answered: str | None = dataclasses.field(default=None, compare=False)  # the candidate's own answer, typed first
 
     def link(self, base: str = "") -> str:
         """Markdown link to the notebook that derives it, relative to ``base`` (a folder ending in '/', or '')."""
         return f"[notebook {self.notebook[:2]}]({base}{self.notebook})"
 
     def markdown(self, base: str = "") -> str:
+        """The question and its model answer, open (the answer sheet's form)."""
         return (f"**Follow-up {self.number}.** *{self.question}*\n\n{self.answer}\n\n"
                 f"Derived in {self.link(base)}.")
 
+    def drill_markdown(self) -> str:
+        """The follow-up as the drill shows it (notebook 12): the question, then the model answer folded until opened."""
+        return Reveal(f"**Follow-up {self.number}.** *{self.question}*",
+                      f"{self.answer}\n\nDerived in {self.link()}.", self.answered)._repr_markdown_()
+
     def _repr_markdown_(self) -> str:
-        return self.markdown()
+        return self.drill_markdown()
 
     def __repr__(self) -> str:
         return f"Follow-up {self.number}. {self.question}\n{self.answer}\n(derived in notebook {self.notebook[:2]})"
+
+
+#: The fold's label before the candidate has answered, and after.
+ANSWER_FIRST = ("Model answer: open it once you have answered (aloud, within two minutes, or typed into "
+                "<code>my_answer</code> in the cell above)")
+COMPARE = "Model answer: compare it with yours"
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """A prompt, then a model answer that stays folded until the candidate opens it (notebook 12's drill).
+
+    ``answered`` is what the candidate committed first (the ``my_answer`` string of the cell): when it is
+    given, it is shown above the model answer, which is then open. Shown in JupyterLab and on the website
+    alike as markdown with an HTML ``<details class="course-answer">`` (the website adds a box to type the
+    answer into and a two-minute clock). Citations in the answer read as author and year, linked to the
+    bibliography (:mod:`course_lib.citations`).
+    """
+
+    prompt: str
+    answer: str
+    answered: str | None = None
+    sources_md: str = "../SOURCES.md"  # the bibliography, from notebooks/
+
+    def _repr_markdown_(self) -> str:
+        from . import citations
+
+        body = citations.render(self.answer, citations.markdown_link(self.sources_md))
+        mine = (self.answered or "").strip()
+        if not mine:
+            return (f"{self.prompt}\n\n<details class=\"course-answer\"><summary>{ANSWER_FIRST}</summary>\n\n"
+                    f"{body}\n\n</details>")
+        quoted = "\n".join("> " + html.escape(line) for line in mine.splitlines())
+        return (f"{self.prompt}\n\n**Your answer** (committed before the reveal):\n\n{quoted}\n\n"
+                f"<details class=\"course-answer\" open><summary>{COMPARE}</summary>\n\n{body}\n\n</details>")
+
+    def __repr__(self) -> str:
+        return f"{self.prompt}\n(model answer folded: display it in a notebook, or read .answer)"
+
+
+def reveal(prompt: str, answer: str, answered: str | None = None) -> Reveal:
+    """``answer`` folded under ``prompt`` until opened; ``answered``: the candidate's own answer, committed first."""
+    return Reveal(prompt, answer, answered)
 
 
 REGISTRY: dict[str, FollowUp] = {}
@@ -740,11 +791,12 @@ def notebooks_linked() -> list[str]:
     return sorted({fu.notebook for fu in REGISTRY.values()})
 
 
-def ask(key: str, scenario: Scenario | None = None) -> FollowUpAnswer:
-    """One follow-up, by key, answered at ``scenario`` (notebook 12 shows them one cell each)."""
+def ask(key: str, scenario: Scenario | None = None, answered: str | None = None) -> FollowUpAnswer:
+    """One follow-up, by key, answered at ``scenario`` (notebook 12 shows them one cell each, the model answer
+    folded); ``answered`` is the candidate's own answer, typed before the reveal and shown above it."""
     if key not in REGISTRY:
         raise ValueError(f"key must be one of {list(REGISTRY)} (got {key!r})")
     s = Scenario() if scenario is None else scenario
     i = list(REGISTRY).index(key) + 1
     q, a = REGISTRY[key].build(_Context(s))
-    return FollowUpAnswer(i, key, q, a, REGISTRY[key].notebook)
+    return FollowUpAnswer(i, key, q, a, REGISTRY[key].notebook, answered=answered)

@@ -10,18 +10,26 @@ stub that raises ``NotImplementedError`` with the cell's task sentence (its firs
 check run before the exercise is done says "no answer yet" instead of raising a ``NameError``
 (or grading an earlier exercise's ``answer``). Each ``**Why.**`` explanation is folded (an HTML
 ``<details>``, with the code cells that follow it collapsed), so it does not give the answer
-away beside the task: the learner opens it once the check says *Correct*, or on purpose.
+away beside the task: the learner opens it once the check says *Correct*, or on purpose. Only the
+explanation is folded: a source cell that goes on after it (the next exercise's heading, task and
+hint, or the Next line) is split there, and what follows stays outside the fold, as do the cells
+after it. A collapsed code cell starts with a comment line, since JupyterLab's collapsed preview
+shows a cell's first line. The exercise ends with its place on the course's path (``**Next:**``,
+the next lesson in notebooks/course.csv), generated here from that one ordered list, never
+copied from the source.
 ``python scripts/make_exercises.py`` writes them; ``--check`` exits 1 when a committed exercise
 differs from what the sources generate (tests/test_exercises.py runs it).
 """
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 import nbformat
 
+import course  # scripts/course.py, the course's order (notebooks/course.csv)
 from nb import clean, read_source  # scripts/nb.py, the one reader of a percent source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +38,8 @@ EXERCISES = ROOT / "exercises"
 TAG = "solution"
 WHY = "**Why.**"
 WHY_SUMMARY = "Why (open it once the check above says Correct, or when you want the reasoning)"
+HIDDEN_FIRST_LINE = "# The Why's own code (collapsed with it): run it once your answer is correct."
+NEXT = "**Next:**"
 
 
 def task_sentence(source: str) -> str:
@@ -61,8 +71,25 @@ def checked_names(solution_source: str, check_source: str) -> tuple[str, ...]:
 
 
 def fold_why(source: str) -> str:
-    """A ``**Why.**`` markdown cell as a folded ``<details>`` (JupyterLab and the website both fold it)."""
+    """A ``**Why.**`` explanation as a folded ``<details>`` (JupyterLab and the website both fold it)."""
     return f'<details class="course-why"><summary>{WHY_SUMMARY}</summary>\n\n{source.strip()}\n\n</details>'
+
+
+def split_why(source: str) -> tuple[str, str]:
+    """``(explanation, rest)`` of a markdown cell that starts with ``**Why.**``.
+
+    The explanation ends where the cell goes on to something else: a heading (the next exercise)
+    or a ``**Next:**`` line; ``rest`` is that part ('' when the cell is the explanation alone)."""
+    lines = source.splitlines()
+    for i, line in enumerate(lines[1:], start=1):
+        if re.match(r"^#{1,6}\s", line) or line.startswith(NEXT):
+            return "\n".join(lines[:i]).strip(), "\n".join(lines[i:]).strip()
+    return source.strip(), ""
+
+
+def hidden_code(source: str) -> str:
+    """A collapsed code cell's source: a first line that gives nothing away (Lab's collapsed preview shows it)."""
+    return f"{HIDDEN_FIRST_LINE}\n{source}"
 
 
 def exercise_path(solution: Path) -> Path:
@@ -73,24 +100,51 @@ def generate(solution: Path):
     """The exercise notebook of one solution source (never executed, so it has no outputs)."""
     ex = read_source(solution)
     clean(ex)
-    in_why = False
-    for i, cell in enumerate(ex.cells):
+    cells = []
+    in_why = False  # True while the cells after a Why are its own code (a Why that ends its cell)
+    for cell in ex.cells:
+        cells.append(cell)
         if cell.cell_type == "markdown":
-            in_why = cell.source.lstrip().startswith(WHY)
-            if in_why:
-                cell.source = fold_why(cell.source)
+            in_why = False
+            if cell.source.lstrip().startswith(WHY):
+                why, rest = split_why(cell.source.lstrip())
+                cell.source = fold_why(why)
+                if rest:  # the next exercise (or the Next line) is not part of the explanation
+                    cells.append(nbformat.v4.new_markdown_cell(rest, id=f"{cell.id}-after-why"))
+                else:
+                    in_why = True
             continue
         if cell.cell_type != "code":
             continue
         if TAG in cell.metadata.get("tags", []):
+            i = ex.cells.index(cell)
             after = next((c for c in ex.cells[i + 1:] if c.cell_type == "code"), None)
             names = checked_names(cell.source, after.source) if after is not None else ()
             cell.source = stub(cell.source, names)
             cell.metadata["tags"] = [t for t in cell.metadata["tags"] if t != TAG] + ["exercise"]
         elif in_why:  # the code of an explanation: collapsed in JupyterLab, behind a toggle on the website
+            cell.source = hidden_code(cell.source)
             cell.metadata["jupyter"] = {"source_hidden": True}
             cell.metadata["tags"] = list(cell.metadata.get("tags", [])) + ["hide-input"]
+    ex.cells = cells
+    _set_next(ex, solution)
     return ex
+
+
+def next_line(solution: Path) -> str:
+    """The exercise's ``**Next:**`` line: the lesson after its own on the course's path (notebooks/course.csv)."""
+    nxt = course.after_exercises(solution.stem.removesuffix("-sol"))
+    return f"{NEXT} {nxt.markdown_link('../')}, {nxt.what}."
+
+
+def _set_next(ex, solution: Path) -> None:
+    """Drop any ``**Next:**`` line of the source and end the exercise with the generated one."""
+    for cell in ex.cells:
+        if cell.cell_type == "markdown" and NEXT in cell.source:
+            paragraphs = re.split(r"\n\s*\n", cell.source)
+            cell.source = "\n\n".join(p for p in paragraphs if not p.lstrip().startswith(NEXT)).strip()
+    ex.cells = [c for c in ex.cells if c.cell_type != "markdown" or c.source.strip()]
+    ex.cells.append(nbformat.v4.new_markdown_cell(next_line(solution), id="next"))
 
 
 def solutions() -> list[Path]:

@@ -239,13 +239,56 @@ def start_jupyterlab(tmp: Path, root: Path = REPO) -> Server:
     return server
 
 
-def start_voila(tmp: Path, notebook: Path) -> Server:
-    """The classroom app (scripts/app.py, i.e. `make app`) on a free port, with a token."""
+def start_voila(tmp: Path, notebook: Path, *args: str) -> Server:
+    """The classroom app (scripts/app.py, i.e. `make app`) on a free port, with a token; ``args`` go to app.py."""
     port, token = free_port(), secrets.token_hex(16)
-    cmd = [sys.executable, str(REPO / "scripts" / "app.py"), str(notebook), f"--port={port}", f"--token={token}"]
+    cmd = [sys.executable, str(REPO / "scripts" / "app.py"), str(notebook), f"--port={port}", f"--token={token}", *args]
     server = Server("voila", cmd, isolated_env(tmp / "voila"), REPO, tmp / "voila.log", f"http://127.0.0.1:{port}")
     server.token = token  # type: ignore[attr-defined]
     return server
+
+
+def kernel_pids(server: Server) -> list[int]:
+    """The ipykernel processes the server started (its process group's descendants), read from /proc."""
+    children: dict[int, list[int]] = {}
+    cmdlines: dict[int, str] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            stat = (proc / "stat").read_text()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            cmdlines[int(proc.name)] = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(proc.name))
+    found, todo = [], [server.proc.pid]
+    while todo:
+        pid = todo.pop()
+        for child in children.get(pid, []):
+            todo.append(child)
+            if "ipykernel" in cmdlines.get(child, ""):
+                found.append(child)
+    return sorted(found)
+
+
+def local_only(context, host: str = "127.0.0.1") -> list[str]:
+    """Route every request of ``context``: requests to ``host`` (any port) go through, any other host is
+    refused and recorded in the returned list (the test asserts it stays empty)."""
+    from urllib.parse import urlsplit
+
+    attempted: list[str] = []
+
+    def gate(route):
+        url = route.request.url
+        if urlsplit(url).hostname == host or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            attempted.append(url)
+            route.abort()
+
+    context.route("**/*", gate)
+    return attempted
 
 
 # ----------------------------------------------------------------- browser
@@ -350,9 +393,10 @@ def open_in_lab(page, lab: Server, notebook: str, timeout_s: float = 90.0) -> No
     On a loaded machine JupyterLab may still ask "Select Kernel" (or swap the kernel it
     started first); a learner keeps the notebook's kernel, so does this."""
     deadline = time.monotonic() + timeout_s
-    page.goto(f"{lab.url}/lab/tree/{notebook}?token={lab.token}",
+    # ?reset: a fresh workspace, so the notebooks earlier tests opened are not reopened beside this one
+    page.goto(f"{lab.url}/lab/tree/{notebook}?reset&token={lab.token}",
               wait_until="domcontentloaded", timeout=int(timeout_s * 1000))
-    page.locator(".jp-NotebookPanel .jp-Notebook").first.wait_for(state="visible", timeout=int(timeout_s * 1000))
+    page.locator(".jp-NotebookPanel .jp-Notebook:visible").first.wait_for(state="visible", timeout=int(timeout_s * 1000))
     idle = page.locator(".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator[data-status='idle']")
     dialog = page.locator(".jp-Dialog")
     calm = 0
@@ -371,8 +415,24 @@ def open_in_lab(page, lab: Server, notebook: str, timeout_s: float = 90.0) -> No
         page.wait_for_timeout(500)
 
 
-def run_all_cells(page, timeout_s: float = 60.0) -> None:
-    """JupyterLab's Run menu -> Run All Cells (what a learner clicks)."""
+def run_all_cells(page, timeout_s: float = 60.0, item: str = "Run All Cells") -> None:
+    """JupyterLab's Run menu -> Run All Cells (what a learner clicks), then wait until a cell has started.
+    ``item`` picks another entry of that menu (e.g. "Run All Above Selected Cell").
+
+    Under load the click can land while the notebook is not yet JupyterLab's current widget, and
+    Run All then runs nothing: the notebook is clicked first, and the menu is used again (once) if no
+    prompt shows [*] or a number within a bounded wait."""
     ms = int(timeout_s * 1000)
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click(timeout=ms)
-    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click(timeout=ms)
+    prompts = page.locator(".jp-Notebook:visible .jp-InputPrompt")
+    before = prompts.all_inner_texts()  # a committed notebook shows its saved execution counts: wait for a change
+    for attempt in range(2):
+        # make the notebook JupyterLab's current widget: its (current) tab in the main dock panel
+        page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current").first.click(timeout=ms)
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click(timeout=ms)
+        page.get_by_role("menuitem", name=re.compile(rf"^{re.escape(item)}")).click(timeout=ms)
+        deadline = time.monotonic() + timeout_s / 2
+        while time.monotonic() < deadline:
+            if prompts.all_inner_texts() != before:
+                return
+            page.wait_for_timeout(500)
+    raise TimeoutError(f"Run All Cells started no cell (tried twice, {timeout_s:.0f} s)")

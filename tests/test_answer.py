@@ -114,6 +114,9 @@ def test_lever_table_lists_every_lever_in_order_with_what_is_left():
         assert line.startswith(f"+ {step.lever.name}")
         assert f"{step.saved_minutes_per_day:.2f}" in line and f"{step.after.minutes_per_day:.2f}" in line
     assert "left out" in lines[-1]
+    end = lines[0].index("saves min/day") + len("saves min/day")  # every saving ends under its header (the site reads it as a table)
+    for line, saving in zip(lines[2:], [st.saved_minutes_per_day for st in ans.steps] + [v for _, v in ans.left_out]):
+        assert line.index(f"{saving:.2f}") + len(f"{saving:.2f}") == end, line
 
 
 def test_reported_ettrs_sit_below_the_restart_only_model():

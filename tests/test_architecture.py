@@ -23,7 +23,7 @@ WINGS = {
     "input": {"scenario", "data", "units", "prose", "_validate"},
     "model": {"failures", "interval", "step", "sizing", "restart", "levers", "floor", "modes", "replicas", "uncertainty",
               "projection", "simulate", "spares"},
-    "faces": {"answer", "drill", "ledger", "__main__", "plots", "widgets", "notebook", "incidents"},
+    "faces": {"answer", "drill", "citations", "ledger", "__main__", "plots", "widgets", "notebook", "incidents"},
     "grader": {"check"},
     "checkpoint": {"checkpoint"},
     "labs": {"labkit", "faultlab", "ftlab", "nodelab", "sdclab", "checkpoint.dist_worker"},

@@ -70,8 +70,10 @@ def test_every_exercise_a_docstring_lists_is_registered(module_name):
 
 @pytest.mark.parametrize("name,check", NUMBER_CHECKS, ids=[n for n, _ in NUMBER_CHECKS])
 def test_number_check_accepts_the_right_answer_within_its_tolerance(name, check):
+    """Within its tolerance (``rel_tol``, or less where an anticipated mistake sits inside it) and not beyond."""
+    assert 0 < check.tolerance <= check.rel_tol
     assert check(check.expected).ok
-    assert check(check.expected * (1 + check.rel_tol / 2)).ok
+    assert check(check.expected * (1 + check.tolerance / 2)).ok and check(check.expected * (1 - check.tolerance / 2)).ok
     assert not check(check.expected * (1 + 3 * check.rel_tol)).ok
     assert check(check.expected).message.startswith(f"{check.expected:.4g}")
 
@@ -84,8 +86,9 @@ def test_every_typical_mistake_gets_its_own_hint(name, check):
     for mistake in check.mistakes:
         fb = check(mistake.value)
         assert not fb.ok, f"{name}: mistake {mistake.hint!r} is within tolerance of the right answer"
-        assert fb.message == mistake.hint, f"{name}: {mistake.value:.4g} got {fb.message!r}, not its own hint"
+        assert fb.message.startswith(mistake.hint), f"{name}: {mistake.value:.4g} got {fb.message!r}, not its own hint"
         assert fb.message != "wrong" and len(fb.message) > 20
+        assert "check the units and each input" not in fb.message, f"{name}: {mistake.value:.4g} gets only the generic hint"
 
 
 @pytest.mark.parametrize("name,check", EXPR_CHECKS, ids=[n for n, _ in EXPR_CHECKS])

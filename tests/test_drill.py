@@ -80,7 +80,7 @@ def test_drill_notebook_asks_every_follow_up_in_order_and_shows_the_same_answers
     nb = nbformat.read(ROOT / "notebooks" / f"{DRILL}.ipynb", as_version=4)
     shown = [o["data"]["text/markdown"] for c in nb.cells if c.cell_type == "code" and "drill.ask(" in c.source
              for o in c.outputs if "text/markdown" in o.get("data", {})]
-    assert shown == [x.markdown() for x in drill.follow_ups()], "rebuild notebook 12 (scripts/nb.py)"
+    assert shown == [x.drill_markdown() for x in drill.follow_ups()], "rebuild notebook 12 (scripts/nb.py)"
 
 
 def test_answer_sheet_follow_ups_are_the_drill_at_the_course_scenario():

@@ -1,6 +1,7 @@
 """Exercises are generated from the solution sources (text to text, nothing executed), and their stubs are real."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -74,9 +75,11 @@ def test_an_exercise_is_generated_from_the_source_text_without_running_it(tmp_pa
     )
     monkeypatch.setattr(make_exercises, "SOURCES", src)
     monkeypatch.setattr(make_exercises, "EXERCISES", out)
+    monkeypatch.setattr(make_exercises, "next_line", lambda solution: "**Next:** the demo's next stop.")  # not in notebooks/course.csv
     assert make_exercises.main([]) == 0
     nb = nbformat.read(out / "01-demo-ex.ipynb", as_version=4)
-    assert [c.id for c in nb.cells] == ["c000", "c001", "c002"]
+    assert [c.id for c in nb.cells] == ["c000", "c001", "c002", "next"]
+    assert nb.cells[-1].source == "**Next:** the demo's next stop."
     assert nb.metadata.kernelspec.name == "python3" and "widgets" not in nb.metadata and "jupytext" not in nb.metadata
     exercise = nb.cells[1]
     assert exercise.metadata.tags == ["exercise"] and "SystemExit" not in exercise.source
@@ -103,3 +106,78 @@ def test_why_is_folded_and_a_hint_precedes_each_stub(solution):
         if "exercise" in cell.metadata.get("tags", []):
             before = next(c.source for c in reversed(nb.cells[:i]) if c.cell_type == "markdown")
             assert 'class="course-hint"' in before, f"no folded hint before the stub in cell {i}"
+
+
+# ---------------------------------------------------------------- the fold holds the explanation, nothing else
+FOLD = re.compile(r'<details class="course-why">.*?</details>', re.S)
+HINT = re.compile(r'<details class="course-hint">.*?</details>', re.S)
+
+
+def _outside_folds(source: str) -> str:
+    return FOLD.sub("", source)
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_every_exercise_heading_task_and_hint_is_outside_any_fold(solution):
+    """Each heading, task line and hint of the source is shown in the exercise, not folded into a Why;
+    the stubs and their check cells are never collapsed (only a Why's own code is)."""
+    src = make_exercises.read_source(solution)
+    nb = nbformat.read(make_exercises.exercise_path(solution), as_version=4)
+    md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    shown = "\n".join(_outside_folds(s) for s in md)
+    folded = "\n".join(m for s in md for m in FOLD.findall(s))
+    headings = [line for c in src.cells if c.cell_type == "markdown" for line in c.source.splitlines()
+                if re.match(r"^#{1,6}\s", line)]
+    assert len(headings) >= 3, "the title and at least two exercises"
+    for heading in headings:
+        assert heading in shown.splitlines(), f"{solution.stem}: heading {heading!r} is not shown outside a fold"
+        assert heading not in folded, f"{solution.stem}: heading {heading!r} is inside a folded Why"
+    tasks = [line for c in src.cells if c.cell_type == "markdown" for line in c.source.splitlines() if "**Task.**" in line]
+    assert tasks, f"{solution.stem}: no **Task.** line"
+    for line in tasks:
+        assert line in shown and line not in folded, f"{solution.stem}: task {line[:60]!r} is folded"
+    hints = [h for c in src.cells if c.cell_type == "markdown" for h in HINT.findall(c.source)]
+    assert hints
+    for hint in hints:
+        assert hint in shown and hint not in folded, f"{solution.stem}: a hint is inside a folded Why"
+    assert "**Next:**" not in folded
+    for i, cell in enumerate(nb.cells):
+        if "exercise" in cell.metadata.get("tags", []):
+            check = nb.cells[i + 1]
+            for c in (cell, check):
+                assert not c.metadata.get("jupyter", {}).get("source_hidden"), f"{solution.stem}: cell {i} collapsed"
+                assert "hide-input" not in c.metadata.get("tags", [])
+
+
+@pytest.mark.parametrize("solution", SOLUTIONS, ids=lambda p: p.stem)
+def test_collapsed_code_gives_nothing_away_in_its_preview(solution):
+    """JupyterLab's collapsed cell shows its first line: that line is a comment, never the Why's computation."""
+    nb = nbformat.read(make_exercises.exercise_path(solution), as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("jupyter", {}).get("source_hidden"):
+            assert cell.source.splitlines()[0] == make_exercises.HIDDEN_FIRST_LINE
+
+
+def test_split_why_stops_at_the_next_heading_or_next_line():
+    why, rest = make_exercises.split_why("**Why.** Because.\nStill why.\n\n## Exercise 2 · More\n\n**Task.** Do it.")
+    assert why == "**Why.** Because.\nStill why." and rest == "## Exercise 2 · More\n\n**Task.** Do it."
+    assert make_exercises.split_why("**Why.** Only this.\n") == ("**Why.** Only this.", "")
+    why, rest = make_exercises.split_why("**Why.** A.\n\n**Next:** [x](y)")
+    assert why == "**Why.** A." and rest == "**Next:** [x](y)"
+
+
+def test_each_exercise_ends_pointing_to_the_next_stop_on_the_course_path():
+    """Lesson N -> its exercises -> lesson N+1: every exercise's one Next line is the stop after it (notebooks/course.csv)."""
+    import course
+
+    stops = course.path()
+    for i, stop in enumerate(stops):
+        if stop.kind != "exercises":
+            continue
+        nb = nbformat.read(ROOT / stop.path, as_version=4)
+        nexts = [c.source for c in nb.cells if c.cell_type == "markdown" and "**Next:**" in c.source]
+        assert nexts == [nb.cells[-1].source], f"{stop.path}: one Next line, in the last cell"
+        target = stops[i + 1]
+        assert target.kind in ("lesson", "answer sheet")
+        assert f"](../{target.path.as_posix()})" in nexts[0], f"{stop.path}: Next is {nexts[0]!r}, not {target.path}"
+        assert "last exercise" not in nexts[0]

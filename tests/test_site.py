@@ -5,9 +5,12 @@ The site is built here from the committed notebooks into a temporary folder
 a clean clone. The checks that need no browser read the HTML: the home page links every
 lesson, exercise and solution page, and no page links to a missing file or loads anything
 from another host. The browser checks serve the folder on 127.0.0.1 to Debian's Chromium
-with every other request blocked (and recorded): following "next" from notebook 00 walks
-00 -> 09 in order, and a page's math is typeset by the MathJax the site serves itself.
-Screenshots of the home page and one lesson go to build/screenshots/.
+with every other request blocked (and recorded): following "next" from notebook 00 walks the
+course's one path (lesson, its exercises, the next lesson, ..., the answer sheet; notebooks/course.csv),
+no lesson's output overflows its column at 1280 x 800 (each Summary included), the drill hides
+every model answer until the candidate commits one, citations read as author-year links, figures
+enlarge, and a page's math is typeset by the MathJax the site serves itself. Screenshots of the
+home page, one lesson and the drill go to build/screenshots/.
 """
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from browser_support import REPO, SCREENSHOTS, chromium_missing, launch_chromium
 
 sys.path.insert(0, str(REPO / "scripts"))
 import build_site  # noqa: E402
+import course  # noqa: E402
 
 LESSONS = build_site.lessons()
 EXERCISES = build_site.exercises()
@@ -125,6 +129,89 @@ def test_exercise_pages_fold_the_hint_and_the_why(site):
         assert 0 <= hint < stub < why, f"{nb.name}: a folded hint before the first stub, the folded Why after it"
 
 
+def test_home_page_prerequisites_are_the_declared_ones_not_numbers_in_the_prose(site):
+    """The map's prerequisites come from notebooks/course.csv (04 uses 00 and 02: not '12 h' or 'the 10-minute interval')."""
+    text = (site / "index.html").read_text(encoding="utf-8")
+    rows = {r.stem: r for r in course.lessons()}
+    assert rows["04-optimal-interval"].prerequisites == ("00", "02")
+    for lesson in course.lessons():
+        info = build_site.notebook_info(REPO / lesson.path)
+        assert info["prerequisites"] == list(lesson.prerequisites)
+        order = [r.number for r in course.lessons()]
+        assert all(order.index(q) < order.index(lesson.number) for q in lesson.prerequisites), f"{lesson.stem}: a later prerequisite"
+        head = next(c.source for c in build_site.nbformat.read(REPO / lesson.path, 4).cells if c.cell_type == "markdown")
+        prose = head[head.find("**Prerequisites:**"):]
+        named = {f"{n:02d}" for a, b in re.findall(r"\b(\d{2})(?:-(\d{2}))?\b", prose) for n in range(int(a), int(b or a) + 1)}
+        assert set(lesson.prerequisites) <= named, f"{lesson.stem}: the table names {lesson.prerequisites}, its text does not"
+    row = next(line for line in text.split("<tr") if "04-optimal-interval.html" in line and "exercises 04" in line)
+    linked = re.findall(r'href="notebooks/(\d{2})-', row)
+    assert linked[0] == "04" and sorted(linked[1:]) == ["00", "02"], linked
+
+
+def test_home_page_has_the_evening_the_full_course_and_the_classroom(site):
+    t = build_site.tracks()
+    assert [e["lesson"].number for e in t["evening"]] == ["00", "03", "04", "08", "12"]
+    assert 120 <= t["evening_min"] <= 180, t["evening_min"]
+    assert all(e["exercises"] for e in t["evening"] if e["lesson"].number == "12")
+    assert t["classroom"] and all(c["minutes"] > 0 and c["what"] for c in t["classroom"])
+    text = (site / "index.html").read_text(encoding="utf-8")
+    for heading in ("The evening", "The full course", "The classroom"):
+        assert heading in text
+    assert "make app MODE=present" in text and "ANSWER_SHEET.html" in text
+
+
+def test_lesson_00s_road_lists_every_notebook_in_the_course_order():
+    road = next(c.source for c in build_site.nbformat.read(LESSONS[0], 4).cells
+                if c.cell_type == "markdown" and "## The road" in c.source)
+    road = road[road.find("## The road"):]
+    rows = [line for line in road.splitlines() if line.startswith("| [")]
+    linked = [m for line in rows for m in re.findall(r"\]\((\d{2}-[\w-]+)\.ipynb\)", line)[:1]]
+    assert linked == [r.stem for r in course.lessons()][1:], "the road of notebook 00 must list every later notebook, in order"
+
+
+def test_the_sidebar_is_one_path_and_the_solutions_hang_off_their_exercises(site):
+    home = (site / "index.html").read_text(encoding="utf-8")
+    toc = home[home.find('class="bd-sidebar-primary'):]
+    toc = toc[:toc.find("</nav>")]
+    order = [o for o in (urlsplit(v).path.removesuffix(".html") for v in re.findall(r'class="reference internal" href="([^"]+)"', toc)) if o]
+    expected = [f"{p.path.parent.name}/{p.path.stem}" if p.kind != "answer sheet" else "ANSWER_SHEET" for p in course.path()]
+    assert order[:len(expected)] == expected
+    assert not any(o.startswith("solutions/") for o in order), "solutions are off the path"
+    for nb in EXERCISES:
+        page = _page(site, nb).read_text(encoding="utf-8")
+        assert f"../solutions/{nb.stem.removesuffix('-ex')}-sol.html" in page, f"{nb.name} does not link its solution"
+
+
+def test_citations_read_as_author_year_links_to_the_bibliography(site):
+    import html as html_lib
+
+    anchors = set(re.findall(r'id="([\w-]+)"', (site / "SOURCES.html").read_text(encoding="utf-8")))
+    cites = 0
+    for page in pages(site):
+        text = page.read_text(encoding="utf-8")
+        body = re.sub(r"<(pre|code)[^>]*>.*?</\1>", "", text, flags=re.S)  # the form itself may be shown as code
+        raw = re.findall(r"\[@[\w-]+", html_lib.unescape(re.sub(r"<[^>]+>", "", body)))
+        assert not raw, f"{page.relative_to(site)} shows citation markup: {raw[:3]}"
+        for key in re.findall(r'class="course-cite" href="[^"]*SOURCES\.html#([\w-]+)"', text):
+            assert key in anchors, f"{page.relative_to(site)} cites {key}, which SOURCES has no anchor for"
+            cites += 1
+    assert cites > 50
+
+
+def test_printed_tables_become_tables_and_figures_have_alt_text(site):
+    page = _page(site, next(nb for nb in LESSONS if nb.name.startswith("08-"))).read_text(encoding="utf-8")
+    assert page.count('class="course-table"') >= 3 and "<th>saves min/day</th>" in page
+    alts = re.findall(r'<img[^>]*alt="([^"]*)"', page)
+    assert alts and not any(a.endswith(".png") or "_images" in a for a in alts), alts[:3]
+    assert all(a.startswith("Figure") for a in alts)
+    cells = build_site._table(["                         saves min/day left min/day     loss",  # notebook 08's waterfall
+                               "baseline (with writes)                        33.27   2.311%",
+                               "+ in-memory checkpoint            9.97        23.30   1.618%"])
+    assert cells == [["", "saves min/day", "left min/day", "loss"], ["baseline (with writes)", "", "33.27", "2.311%"],
+                     ["+ in-memory checkpoint", "9.97", "23.30", "1.618%"]]
+    assert build_site._table(["a sentence that is not a table at all", "nor is this one", "or this"]) is None
+
+
 def test_lessons_end_pointing_to_their_exercises_and_exercises_never_next_to_a_solution():
     import nbformat
 
@@ -191,18 +278,95 @@ def offline_page(served, tmp_path_factory):
 
 
 @pytest.mark.browser
-def test_next_from_notebook_00_reaches_09_in_order(offline_page):
+def test_next_walks_lesson_exercises_next_lesson_to_the_answer_sheet(offline_page):
+    """The footer's "next" from notebook 00 is the course's one path: 00, 01, exercises 01, 02, ..., the answer sheet."""
     page, base, _ = offline_page
-    page.goto(f"{base}/notebooks/{LESSONS[0].stem}.html", wait_until="domcontentloaded")
-    seen = [LESSONS[0].stem]
-    while seen[-1] != LESSONS[-1].stem and len(seen) <= len(LESSONS):
+    expected = [f"{p.path.parent.name}/{p.path.stem}" if p.kind != "answer sheet" else "ANSWER_SHEET" for p in course.path()]
+    page.goto(f"{base}/{expected[0]}.html", wait_until="domcontentloaded")
+    seen = [expected[0]]
+    while seen[-1] != "ANSWER_SHEET" and len(seen) <= len(expected):
         page.locator("a.right-next").first.click()
         page.wait_for_load_state("domcontentloaded")
-        seen.append(Path(urlsplit(page.url).path).stem)
-    assert seen == [nb.stem for nb in LESSONS]
+        seen.append(urlsplit(page.url).path.lstrip("/").removesuffix(".html"))
+    assert seen == expected
+    kinds = [p.kind for p in course.path()]
+    assert all(not (a == b == "exercises") for a, b in zip(kinds, kinds[1:])), "two exercise notebooks in a row"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{base}/index.html", wait_until="load")
     page.screenshot(path=str(SCREENSHOTS / "site-home.png"))
+
+
+_OVERFLOWING = """() => Array.from(document.querySelectorAll('.cell_output .output')).filter(e => {
+    const box = e.querySelector('pre, table') || e;
+    return box.scrollWidth > box.clientWidth + 1 || e.scrollWidth > e.clientWidth + 1; }).length"""
+
+
+@pytest.mark.browser
+def test_no_lesson_output_overflows_at_1280x800(offline_page):
+    """Results wrap or are tables: none sits in a side-scrolling box (93 of 153 did), each Summary included."""
+    page, base, _ = offline_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    counts = {}
+    for nb in LESSONS:
+        page.goto(f"{base}/notebooks/{nb.stem}.html", wait_until="load")
+        counts[nb.stem] = page.evaluate(_OVERFLOWING)
+        summary = page.locator("section:has(> h2:text-matches('Summary'))")
+        assert summary.count() == 1, f"{nb.stem}: no Summary section"
+        assert summary.evaluate("s => Array.from(s.querySelectorAll('.cell_output .output pre'))"
+                                ".every(p => p.scrollWidth <= p.clientWidth + 1)"), f"{nb.stem}: its Summary overflows"
+    print("overflowing outputs per lesson at 1280x800:", counts)
+    assert sum(counts.values()) == 0, counts
+
+
+@pytest.mark.browser
+def test_the_drill_hides_each_model_answer_until_one_is_committed(offline_page):
+    """Notebook 12 on the site: the question, a box to commit an answer (and a 2-minute clock), then the model answer."""
+    page, base, _ = offline_page
+    drill = next(nb for nb in LESSONS if nb.name.startswith("12-"))
+    page.goto(f"{base}/notebooks/{drill.stem}.html", wait_until="load")
+    page.evaluate("() => localStorage.clear()")
+    page.reload(wait_until="load")
+    answers = page.locator("details.course-answer")
+    from course_lib import drill as course_drill
+
+    assert answers.count() == len(course_drill.REGISTRY) + 2, "every follow-up, the first answer and the scoring points"
+    assert page.locator(".course-commit textarea").count() == answers.count()
+    assert page.evaluate("() => Array.from(document.querySelectorAll('details.course-answer')).every(d => !d.open)")
+    first = answers.first
+    model = first.locator("p").first
+    assert not model.is_visible(), "a model answer is shown before the candidate answered"
+    first.locator("summary").click()
+    page.wait_for_timeout(200)
+    assert not first.evaluate("d => d.open"), "the summary opened the answer before a commit"
+    box = page.locator(".course-commit").first
+    box.locator("button.course-clock-start").click()
+    page.wait_for_timeout(1100)
+    assert re.fullmatch(r"[01]:\d\d", box.locator(".course-clock").inner_text().strip())
+    box.locator("textarea").fill("Detection first: the heartbeat turns minutes into seconds.")
+    box.locator("button.course-commit-button").click()
+    assert first.evaluate("d => d.open") and model.is_visible()
+    assert "Detection first" in box.inner_text() and "committed" in box.inner_text()
+    first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "site-drill-revealed.png"))
+    # the others stay folded; a reload remembers the committed one
+    assert not answers.nth(1).evaluate("d => d.open")
+    page.reload(wait_until="load")
+    assert page.locator("details.course-answer").first.evaluate("d => d.open")
+    assert not page.locator("details.course-answer").nth(1).evaluate("d => d.open")
+
+
+@pytest.mark.browser
+def test_a_figure_enlarges_on_click(offline_page):
+    page, base, _ = offline_page
+    lesson = next(nb for nb in LESSONS if nb.name.startswith("08-"))
+    page.goto(f"{base}/notebooks/{lesson.stem}.html", wait_until="load")
+    img = page.locator("div.cell_output img").first
+    img.scroll_into_view_if_needed()
+    img.click()
+    big = page.locator(".course-zoom img")
+    assert big.is_visible() and big.bounding_box()["width"] > img.bounding_box()["width"]
+    page.keyboard.press("Escape")
+    assert page.locator(".course-zoom").count() == 0
 
 
 @pytest.mark.browser

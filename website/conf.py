@@ -33,6 +33,7 @@ html_theme = "sphinx_book_theme"
 html_title = "Restarts at scale"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_js_files = ["course.js"]  # the drill's answer-first reveal, figure enlargement (no library, no network)
 html_show_sourcelink = False
 html_copy_source = False
 html_last_updated_fmt = None

@@ -8,7 +8,9 @@ one-line message. A wrong answer is compared
 with the *typical* wrong answers of that exercise (a factor of 60 for minutes vs hours, the
 printed Table 5 percentage instead of the count, a rewind of the whole interval instead of
 half of it, ...), each computed from the right inputs, so the hint names the mistake instead
-of only saying "wrong".
+of only saying "wrong". A mistake can sit close to the right answer (in notebook 12 the detection
+stage's 10.0 min/day lies 0.3 % from the in-memory checkpoint's 9.97): the check then narrows its
+tolerance to half that gap (:func:`separating_tolerance`), so the mistake is named, never accepted.
 
 Framework here; one module per notebook (``nb01.py``, ``nb02.py``, ...) holds its exercises.
 """
@@ -19,7 +21,7 @@ import math
 import numbers
 from dataclasses import dataclass, field
 
-__all__ = ["Feedback", "Mistake", "grade", "grade_expr", "NO_ANSWER_YET", "NO_TYPED_ANSWER"]
+__all__ = ["Feedback", "Mistake", "grade", "grade_expr", "separating_tolerance", "NO_ANSWER_YET", "NO_TYPED_ANSWER"]
 
 #: The message for an exercise whose stub has not been replaced yet (its ``answer`` is None).
 NO_ANSWER_YET = "no answer yet: replace the `raise NotImplementedError(...)` line in the cell above with your code, then run this check again"
@@ -89,13 +91,34 @@ def _close(a: float, b: float, rel_tol: float) -> bool:
     return math.isclose(a, b, rel_tol=rel_tol)
 
 
+def _gap(value: float, expected: float) -> float:
+    """Relative distance of ``value`` from ``expected`` (absolute when ``expected`` is 0)."""
+    return abs(value - expected) / (abs(expected) if expected != 0 else 1.0)
+
+
+def separating_tolerance(expected: float, rel_tol: float, mistakes=()) -> float:
+    """The tolerance a check applies: ``rel_tol``, narrowed to half the relative gap to any anticipated
+    mistake closer than twice it, so that no answer is both accepted and nearer to a mistake.
+
+    A mistake equal to the right answer is not a mistake and narrows nothing."""
+    tol = rel_tol
+    for m in mistakes:
+        gap = _gap(m.value, expected)
+        if 0 < gap < 2 * tol:
+            tol = gap / 2
+    return tol
+
+
 def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mistakes=(), exercise: str = "") -> Feedback:
     """Compare a numeric ``answer`` with ``expected`` (relative tolerance ``rel_tol``).
 
     Right: ``Feedback(ok=True)``. Wrong: the first matching :class:`Mistake` gives its hint;
     otherwise the hint says how far off the answer is (ratio and direction), which is still
-    more than "wrong". A non-number gets a hint about the expected form.
+    more than "wrong". A non-number gets a hint about the expected form. An anticipated mistake
+    within ``rel_tol`` of the right answer narrows the tolerance (:func:`separating_tolerance`):
+    it is named, not accepted, and its hint says how close the two are.
     """
+    rel_tol = separating_tolerance(expected, rel_tol, mistakes)
     unit_txt = f" {unit}" if unit else ""
     in_unit = f" (in {unit})" if unit else ""
     if answer is None or answer is Ellipsis:
@@ -109,9 +132,13 @@ def grade(answer, expected: float, *, rel_tol: float = 0.01, unit: str = "", mis
     if not math.isfinite(answer):
         return Feedback(False, f"expected a finite number{in_unit}, got {answer!r}: check for a division by zero or a missing value", exercise)
     if _close(answer, expected, rel_tol):
-        return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {100 * rel_tol:g}%)", exercise)
+        return Feedback(True, f"{answer:.4g}{unit_txt} (expected {expected:.4g}{unit_txt} within {100 * rel_tol:.2g}%)", exercise)
     for m in mistakes:
         if _close(answer, m.value, m.rel_tol if m.rel_tol is not None else rel_tol):
+            gap = _gap(m.value, expected)
+            if 0 < gap < 0.01:  # so close that a rounded right answer looks like it
+                return Feedback(False, f"{m.hint} (the right answer differs from {m.value:.4g}{unit_txt} by only "
+                                f"{100 * gap:.2g} %: if you rounded yours, give more digits)", exercise)
             return Feedback(False, m.hint, exercise)
     if expected != 0 and answer != 0 and (answer > 0) == (expected > 0):
         ratio = answer / expected

@@ -28,20 +28,44 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from tokenize import TokenError
 
-from . import NO_ANSWER_YET, NO_TYPED_ANSWER, Feedback, Mistake, grade, grade_expr
+from . import NO_ANSWER_YET, NO_TYPED_ANSWER, Feedback, Mistake, _gap, grade, grade_expr, separating_tolerance
 
 __all__ = ["NumberCheck", "ExprCheck", "REGISTRY", "exercise", "registry", "combine", "pair"]
 
 
 @dataclass(frozen=True)
 class NumberCheck:
-    """One graded number: ``check(answer)`` returns the :class:`Feedback` of :func:`grade`."""
+    """One graded number: ``check(answer)`` returns the :class:`Feedback` of :func:`grade`.
+
+    ``mistakes`` are the anticipated wrong answers, the likeliest first. Two that give the same
+    number (at some scenario a whole stage and another stage can coincide) become one whose hint
+    names both, since no answer could tell them apart; one equal to the right answer is dropped
+    (it is not a mistake there). ``tolerance`` is what the check applies: ``rel_tol`` narrowed so
+    that no anticipated mistake is accepted (:func:`~course_lib.check.separating_tolerance`).
+    """
 
     exercise: str
     expected: float
     rel_tol: float
     unit: str = ""
     mistakes: tuple[Mistake, ...] = field(default_factory=tuple)
+
+    def __post_init__(self):
+        merged: list[Mistake] = []
+        for m in self.mistakes:
+            if _gap(m.value, self.expected) < 1e-12:
+                continue
+            twin = next((i for i, k in enumerate(merged) if _gap(m.value, k.value) < 1e-9), None)
+            if twin is None:
+                merged.append(m)
+            else:
+                merged[twin] = Mistake(merged[twin].value, f"{merged[twin].hint}; or else {m.hint}", merged[twin].rel_tol)
+        object.__setattr__(self, "mistakes", tuple(merged))
+
+    @property
+    def tolerance(self) -> float:
+        """The relative tolerance applied: ``rel_tol``, or less where an anticipated mistake sits inside it."""
+        return separating_tolerance(self.expected, self.rel_tol, self.mistakes)
 
     def __call__(self, answer) -> Feedback:
         return grade(answer, self.expected, rel_tol=self.rel_tol, unit=self.unit, mistakes=self.mistakes, exercise=self.exercise)

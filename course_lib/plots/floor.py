@@ -15,9 +15,10 @@ import numpy as np
 from ..answer import Answer
 from ..projection import CheckpointRegime, fleet_size_at_ettr
 from ..restart import RestartBudget, RestartStages
-from .restart import waterfall_chart
+from .restart import STAGE_COLOURS, waterfall_chart
 
-__all__ = ["FLOOR_COLOUR", "answer_waterfall", "ettr_vs_fleet", "floor_vs_fleet", "floor_alternatives"]
+__all__ = ["FLOOR_COLOUR", "answer_waterfall", "dashboard_waterfall", "overlapping_texts", "ettr_vs_fleet", "floor_vs_fleet",
+           "floor_alternatives"]
 
 FLOOR_COLOUR = "#8c564b"
 REGIME_COLOURS = ("#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd")
@@ -44,6 +45,81 @@ def answer_waterfall(ans: Answer, ax=None, title: str | None = None):
     ax.text(0.99, 0.97, f"checkpoint interval {ans.interval_before_min:.1f} min (sync write) -> "
             f"{ans.interval_after_min:.2f} min (in-memory)", transform=ax.transAxes, ha="right", va="top", fontsize=9)
     return ax
+
+
+def dashboard_waterfall(ans: Answer, ax=None, fontsize: float = 11.0):
+    """The floor dashboard's chart (notebook 08, ``make app``): the same chain as :func:`answer_waterfall`,
+    as horizontal bars, one row each, so that no two labels can meet at any slider value.
+
+    Rows, top to bottom: the baseline, each lever (largest saving first; a floating bar from what it
+    leaves to what it started from), the after-levers loss and the floor (free writes, a checkpoint a step), hatched. Each
+    row's names are its y tick label; its value is written right of the bar's end, in its own row; the
+    interval change is a second title line, above the axes. ``fontsize`` scales every text (the
+    presentation mode uses a larger one). Returns the axes.
+    """
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8.0, 4.5))
+    steps = list(ans.steps)
+    f = ans.after
+    start = steps[0].before if steps else ans.baseline
+    pct = lambda b: 100 * b.fraction_of_day  # noqa: E731
+    rows = [("baseline", 0.0, pct(start), "#444444", None, f"{pct(start):.2f} %  ({start.minutes_per_day:.1f} min/day)")]
+    for st in steps:
+        rows.append((st.lever.name, pct(st.after), pct(st.before), STAGE_COLOURS[st.lever.stage], None,
+                     f"-{st.saved_minutes_per_day:.2f} min/day"))
+    end = steps[-1].after if steps else start
+    rows.append(("after the levers", 0.0, pct(end), "#2ca02c", None, f"{pct(end):.3f} %  ({end.minutes_per_day:.2f} min/day)"))
+    rows.append(("floor", 0.0, 100 * f.floor_fraction, "white", "//",
+                 f"{100 * f.floor_fraction:.3f} %  ({f.floor_minutes_per_day:.2f} min/day)"))
+    top = max(r[2] for r in rows) or 1.0
+    labels = []
+    for y, (name, left, right, colour, hatch, label) in enumerate(rows):
+        ax.barh(y, right - left, left=left, height=0.62, color=colour, hatch=hatch,
+                edgecolor=FLOOR_COLOUR if hatch else colour, linewidth=1.5 if hatch else 0)
+        labels.append(ax.text(right, y, "  " + label, va="center", ha="left", fontsize=fontsize))
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=fontsize)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlabel("share of the day lost (%)", fontsize=fontsize)
+    ax.tick_params(axis="x", labelsize=fontsize * 0.9)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.figure.suptitle(f"{ans.n_gpus:,} GPUs, {ans.failures_per_day:.3g} failures a day\ncheckpoint every "
+                       f"{ans.interval_before_min:.2g} min (sync write) -> {ans.interval_after_min:.2g} min (in-memory)",
+                       x=0.01, ha="left", fontsize=fontsize)
+    ax.set_xlim(0, top * 1.6)
+    for _ in range(4):  # widen the axis until the longest value label ends inside it
+        ax.figure.canvas.draw()
+        to_data = ax.transData.inverted()
+        right = max(to_data.transform(t.get_window_extent().get_points())[1][0] for t in labels)
+        if right <= ax.get_xlim()[1]:
+            break
+        ax.set_xlim(0, right * 1.03)
+    return ax
+
+
+def overlapping_texts(fig) -> list[tuple[str, str]]:
+    """Pairs of visible texts of ``fig`` whose drawn boxes overlap, and texts that leave the figure
+    (paired with 'outside the figure'); [] when every label stands clear. Draws the figure."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    hidden = set()  # tick labels of ticks outside the view are not drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            eps = 1e-9 * max(1.0, abs(hi - lo))
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - eps <= tick.get_loc() <= hi + eps:
+                    hidden |= {id(tick.label1), id(tick.label2)}
+    texts = [t for t in fig.findobj(plt.Text) if t.get_visible() and t.get_text().strip() and id(t) not in hidden]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts]
+    page = fig.bbox
+    out = [(a, "outside the figure") for a, b in boxes
+           if b.x0 < page.x0 - 0.5 or b.y0 < page.y0 - 0.5 or b.x1 > page.x1 + 0.5 or b.y1 > page.y1 + 0.5]
+    for i, (a, ba) in enumerate(boxes):
+        for b_text, bb in boxes[i + 1:]:
+            if ba.x0 < bb.x1 and bb.x0 < ba.x1 and ba.y0 < bb.y1 and bb.y0 < ba.y1:
+                out.append((a, b_text))
+    return out
 
 
 def ettr_vs_fleet(regimes: Sequence[CheckpointRegime], rates: Mapping[str, float], sizes, target: float = 0.9, ax=None):

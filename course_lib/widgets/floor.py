@@ -7,31 +7,43 @@ displays it, ``make app`` serves it with Voila). For the browser test:
 ``DashboardTarget("notebooks/08-the-floor.ipynb", "GPUs in the job", floor_html)``: with every
 other slider at its default, ``floor_html(n_gpus)`` is the text the page must show.
 
-Layout for a projector (1280 x 800 and up): the sliders on the left, the live chart beside
-them at the top, the sentence under both, then one line defining every symbol. Every slider
-moves the sentence (it states each slider's value as it enters the floor), so even a reload
-step of a few milliseconds shows. The sliders carry the Scenario's own names (:data:`SLIDERS`,
-a subset of :data:`course_lib.scenario.PARAMETERS`; tests/test_scenario_ledger.py compares the
-sets); their display units (s, ms) are converted in :func:`dashboard_scenario` only. The only call
-into the rest of course_lib is :func:`dashboard_answer` (the Scenario of the slider values -> the
-answer), one day model, so the sentence, the chart and the CLI cannot disagree and no number
+Two modes, switched by the toggle at its top (``dashboard(mode=...)`` starts in one; ``make app
+MODE=present`` starts the classroom app in presentation mode, :func:`app_mode`):
+
+- *lesson* (notebook 08, ``make app``): the sentence first, then the sliders and the live chart
+  beside them (1280 x 800 and up), then one line defining every symbol. Every slider moves the
+  sentence (it states each slider's value as it enters the floor, each term named), so even a
+  reload step of a few milliseconds shows.
+- *present* (a projector): large type, the result in one short sentence (:func:`present_text`,
+  30 px) above the chart, which is drawn with large labels and scaled to the screen's height, so
+  that both stand on one screen at 1024 x 768 and at 1280 x 720 zoomed to 150 %; the full sentence,
+  the sliders and the symbols follow below.
+
+The sliders carry the Scenario's own names (:data:`SLIDERS`, a subset of
+:data:`course_lib.scenario.PARAMETERS`; tests/test_scenario_ledger.py compares the sets); their
+display units (s, ms) are converted in :func:`dashboard_scenario` only. The chart is
+:func:`course_lib.plots.floor.dashboard_waterfall` (one row per bar: no two labels can meet). The
+only call into the rest of course_lib is :func:`dashboard_answer` (the Scenario of the slider values
+-> the answer), one day model, so the sentence, the chart and the CLI cannot disagree and no number
 passes the day.
 """
 from __future__ import annotations
 
 import html
+import os
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 
 from .. import prose
 from ..answer import answer
-from ..plots.floor import answer_waterfall
+from ..plots.floor import dashboard_waterfall
 from ..scenario import Scenario
 from ..units import from_minutes, to_minutes
 
-__all__ = ["FLEET_SIZES", "SLIDERS", "SLIDER_LABELS", "SYMBOLS", "dashboard_defaults", "dashboard_scenario", "dashboard_answer",
-           "floor_text", "floor_html", "refusal_text", "dashboard"]
+__all__ = ["FLEET_SIZES", "SLIDERS", "SLIDER_LABELS", "SYMBOLS", "MODES", "dashboard_defaults", "dashboard_scenario",
+           "dashboard_answer", "floor_text", "floor_html", "refusal_text", "present_text", "present_html", "app_mode",
+           "dashboard"]
 
 #: The fleet sizes the slider offers (GPUs): 1,024 to 131,072, powers of two and 1.5x between.
 FLEET_SIZES = tuple(sorted({1024 * 2**k for k in range(8)} | {1536 * 2**k for k in range(7)}))
@@ -126,8 +138,8 @@ def _sentence(a) -> str:
     idle = float(f.floor_budget.idle_minutes_per_day)
     work = f.floor_minutes_per_day - idle  # the failures' minutes, on the GPUs that train: (1 - i) lambda X
     train = 1.0 - float(f.floor_budget.idle_share)
-    stages = (f"(D {_duration(st.detect)} + R {_duration(st.reschedule)} + {_duration(st.reload)} + rewind "
-              f"{_duration(st.rewind)})")
+    stages = (f"(D: detection {_duration(st.detect)} + R: reschedule {_duration(st.reschedule)} + reload "
+              f"{_duration(st.reload)} + rewind {_duration(st.rewind)})")
     if idle > 0:  # a kept spare: its idle GPUs are a term of their own, and the failures cost only the training share
         (_, idle_t), floor = prose.added([work, idle], f.floor_minutes_per_day)
         product = (f"{a.failures_per_day:.2f} failures a day × {st.total:.3f} min per failure {stages} × {train:.4f} "
@@ -157,9 +169,58 @@ def floor_html(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
     return f"<b>{html.escape(floor_text(n_gpus, rate_per_gpu_day, **values))}</b>"
 
 
-def _controls(d: dict) -> dict:
-    style = {"description_width": "165px"}
-    layout = widgets.Layout(width="440px")
+def _headline(a) -> str:
+    f = a.after
+    if not f.floor_budget.makes_progress:  # no percentage of a day above 100: say it plainly
+        return f"At {a.n_gpus:,} GPUs, every lever pulled, the job never catches up: 100 % of the day is lost."
+    nb = "\u00a0"  # the value and its unit stay on one line at 30 px ("(0.656" never above "%)")
+    return (f"At {a.n_gpus:,} GPUs the floor is {f.floor_minutes_per_day:.2f}{nb}min a day "
+            f"({100 * f.floor_fraction:.3f}{nb}%); after the levers {f.minutes_per_day:.2f}{nb}min a day "
+            f"({100 * f.loss_fraction:.3f}{nb}%).")
+
+
+def present_text(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
+    """The presentation mode's result sentence: the floor and the after-levers loss, short enough for 30 px type."""
+    return _headline(dashboard_answer(n_gpus=n_gpus, rate_per_gpu_day=rate_per_gpu_day, **values))
+
+
+def present_html(n_gpus=None, rate_per_gpu_day=None, **values) -> str:
+    """:func:`present_text` as the HTML the ``course-result`` widget holds in presentation mode."""
+    return f"<b>{html.escape(present_text(n_gpus, rate_per_gpu_day, **values))}</b>"
+
+
+#: The dashboard's modes: a lesson's (notebook 08) and a projector's (``make app MODE=present``).
+MODES = ("lesson", "present")
+
+
+def app_mode() -> str:
+    """The mode the classroom app asks for (``COURSE_APP_MODE``, set by scripts/app.py; 'lesson' when unset)."""
+    mode = os.environ.get("COURSE_APP_MODE") or "lesson"
+    if mode not in MODES:
+        raise ValueError(f"COURSE_APP_MODE must be one of {MODES} (got {mode!r})")
+    return mode
+
+
+#: The presentation mode's type and layout (scoped to the dashboard in that mode; the notebook's own
+#: text is hidden there, the dashboard says everything it needs). Chart: at most the screen's height
+#: less the sentence above it.
+STYLE = """<style>
+.course-dashboard .course-chart img { max-width: 100%; height: auto; }
+.course-dashboard.course-present .course-result { font-size: 30px; line-height: 1.25; margin: 4px 0 8px 0; }
+.course-dashboard.course-present .course-detail, .course-dashboard.course-present .course-symbols { font-size: 18px; line-height: 1.35; }
+.course-dashboard.course-present .widget-label, .course-dashboard.course-present .widget-readout,
+.course-dashboard.course-present .widget-toggle-button { font-size: 18px; }
+.course-dashboard.course-present .widget-slider { height: 40px; }
+.course-dashboard.course-present .course-chart img { max-height: calc(100vh - 175px); width: auto; }
+body:has(.course-dashboard.course-present) .jp-MarkdownOutput, body:has(.course-dashboard.course-present) .jp-RenderedMarkdown
+  { display: none; }
+body:has(.course-dashboard.course-present) #rendered_cells { padding-top: 0; }
+</style>"""
+
+
+def _controls(d: dict, present: bool = False) -> dict:
+    style = {"description_width": "230px" if present else "165px"}
+    layout = widgets.Layout(width="600px" if present else "440px")
     log = lambda key, lo, hi, fmt: widgets.FloatLogSlider(  # noqa: E731
         value=d[key], base=10, min=lo, max=hi, step=0.05, description=SLIDER_LABELS[key], readout_format=fmt,
         continuous_update=False, style=style, layout=layout)
@@ -175,27 +236,52 @@ def _controls(d: dict) -> dict:
     }
 
 
-#: The live chart's size in inches (at the course's 100 dpi: 720 x 420 px, beside 440 px of sliders).
-CHART_SIZE = (7.2, 4.2)
+#: The live chart's size in inches (at the course's 100 dpi: 720 x 420 px, beside 440 px of sliders)
+#: and its type size, per mode.
+CHART_SIZE = {"lesson": (7.2, 4.2), "present": (8.0, 4.5)}
+CHART_FONT = {"lesson": 11.0, "present": 15.0}
 
 
-def dashboard(**overrides) -> widgets.VBox:
+def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
     """The floor dashboard: sliders, the ``course-result`` floor sentence, the waterfall.
 
+    mode: 'lesson' or 'present' (large type for a projector); the toggle at its top switches.
     overrides: starting values for any key of :func:`dashboard_defaults`.
     """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES} (got {mode!r})")
     d = dashboard_defaults()
     unknown = set(overrides) - set(d)
     if unknown:
         raise ValueError(f"overrides must be keys of {sorted(d)} (got {sorted(unknown)})")
     d.update({k: v for k, v in overrides.items() if v is not None})
-    controls = _controls(d)
-    result = widgets.HTML(value=floor_html(**d))
+    state = {"mode": mode}
+    controls = _controls(d, mode == "present")
+    ans0 = dashboard_answer(**d)
+    result = widgets.HTML(value=floor_html(**d) if mode == "lesson" else f"<b>{html.escape(_headline(ans0))}</b>")
     result.add_class("course-result")
+    detail = widgets.HTML(value=f"<div>{html.escape(_sentence(ans0))}</div>")
+    detail.add_class("course-detail")
     out = widgets.Output(layout=widgets.Layout(width="760px", max_width="100%"))  # beside the sliders from 1280 px wide
-
+    out.add_class("course-chart")
+    toggle = widgets.ToggleButton(value=mode == "present", description="Presentation mode",
+                                  tooltip="large type: the result and the chart on one screen (a projector)",
+                                  layout=widgets.Layout(width="auto", align_self="flex-start"))
+    style = widgets.HTML(value=STYLE)
     touched: set = set()  # sliders a person moved; the others keep the course's value at this fleet
     busy = []
+    last = {"ans": ans0}
+
+    def draw(ans):
+        m = state["mode"]
+        result.value = f"<b>{html.escape(_sentence(ans) if m == 'lesson' else _headline(ans))}</b>"
+        detail.value = f"<div>{html.escape(_sentence(ans))}</div>"
+        with out:
+            out.clear_output(wait=True)
+            fig, ax = plt.subplots(figsize=CHART_SIZE[m], layout="constrained")
+            dashboard_waterfall(ans, ax=ax, fontsize=CHART_FONT[m])
+            plt.show()
+            plt.close(fig)  # shown; keep no figure open per slider move
 
     def redraw(change=None):
         if busy:
@@ -204,19 +290,11 @@ def dashboard(**overrides) -> widgets.VBox:
             touched.add(change["owner"].description)
         values = {k: (c.value if k == "n_gpus" or c.description in touched else None) for k, c in controls.items()}
         try:
-            ans = dashboard_answer(**values)  # one answer per slider move
+            last["ans"] = dashboard_answer(**values)  # one answer per slider move
         except ValueError as err:  # a combination the model refuses (a hang timeout below a step): say so in words
             result.value = f"<b>{html.escape(refusal_text(err))}</b>"
-            with out:
-                out.clear_output()
             return
-        result.value = f"<b>{html.escape(_sentence(ans))}</b>"
-        with out:
-            out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=CHART_SIZE)
-            answer_waterfall(ans, ax=ax)
-            plt.show()
-            plt.close(fig)  # shown; keep no figure open per slider move
+        draw(last["ans"])
 
     def new_fleet(change):
         # the shard per GPU follows the fleet, so the default reload and snapshot times do too
@@ -232,10 +310,29 @@ def dashboard(**overrides) -> widgets.VBox:
 
     for key, c in controls.items():
         c.observe(new_fleet if key == "n_gpus" else redraw, names="value")
-    redraw()
-    out.add_class("course-chart")
     sliders = widgets.VBox(list(controls.values()), layout=widgets.Layout(padding="8px 12px 0 0", flex="0 0 auto"))
-    top = widgets.HBox([sliders, out], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))
     symbols = widgets.HTML(value=f'<div style="font-size:0.9em;color:#333;max-width:1160px">{html.escape(SYMBOLS)}</div>')
     symbols.add_class("course-symbols")
-    return widgets.VBox([top, result, symbols])
+    root = widgets.VBox(layout=widgets.Layout(width="100%"))
+    root.add_class("course-dashboard")
+
+    def arrange(m):
+        state["mode"] = m
+        if m == "present":
+            root.add_class("course-present")
+            out.layout.width = "100%"
+            chart_and_sliders = [out, widgets.HBox([sliders], layout=widgets.Layout(flex_flow="row wrap"))]
+            root.children = [style, toggle, result, *chart_and_sliders[:1], detail, *chart_and_sliders[1:], symbols]
+        else:
+            root.remove_class("course-present")
+            out.layout.width = "760px"
+            top = widgets.HBox([sliders, out], layout=widgets.Layout(flex_flow="row wrap", align_items="flex-start"))
+            root.children = [style, toggle, result, top, symbols]
+        for key, c in controls.items():
+            c.style.description_width = "230px" if m == "present" else "165px"
+            c.layout.width = "600px" if m == "present" else "440px"
+        draw(last["ans"])
+
+    toggle.observe(lambda change: arrange("present" if change["new"] else "lesson"), names="value")
+    arrange(mode)
+    return root

@@ -4,7 +4,7 @@
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
 # about 15 minutes each). Fix it, and say where the floor is.* This notebook turns the sentence
 # into numbers, names the four stages every restart goes through, states the checkpoint interval
-# the course assumes, and lays out the road through notebooks [01](01-per-gpu-failure-rate.ipynb)-[09](09-your-fleet.ipynb).
+# the course assumes, and lays out the road through notebooks [01](01-per-gpu-failure-rate.ipynb)-[13](13-your-incident-log.ipynb).
 #
 # **Learning objectives**
 # - Compute the daily loss, the implied fleet MTBF and the implied per-GPU failure rate from the question's numbers.
@@ -151,6 +151,13 @@ print(f"if the 15 min were downtime only and the team checkpointed hourly: {hour
 # | [07 fault-injection lab](07-fault-injection-lab.ipynb) | a real restart under torchrun, its stages measured |
 # | [08 the floor](08-the-floor.ipynb) | lambda x (detection + restart): what no checkpointing removes |
 # | [09 your fleet](09-your-fleet.ipynb) | the whole answer for your own numbers |
+# | [10 don't restart the world](10-dont-restart-the-world.ipynb) | per-step fault tolerance (torchft): a failure stops one replica group, not the job |
+# | [11 losing a node](11-losing-a-node.ipynb) | a lost node, a hot spare and where the state comes back from, measured |
+# | [12 interview drill](12-interview-drill.ipynb) | the four scoring points and the follow-ups, answered first by you, then by the course |
+# | [13 your incident log](13-your-incident-log.ipynb) | a real fault trace tests the model's identical, independent, stationary nodes; the floor for that fleet |
+#
+# Then [the answer sheet](../ANSWER_SHEET.md): the whole answer in 2 and in 10 minutes. Short of time? The
+# course's home page has an evening's path through it (00, 03, 04, 08, 12 and the answer sheet).
 #
 # ## The answer table so far
 #

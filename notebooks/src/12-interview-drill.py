@@ -160,16 +160,18 @@ nb12.floor_after_levers(my_floor_min_per_day, scenario)
 #
 # The answer an expert gives in one paragraph, generated from the same numbers by `course_lib.answer`
 # ([notebook 09](09-your-fleet.ipynb)); the [answer sheet](../ANSWER_SHEET.md) has it in 2 and in 10 minutes.
-# Say yours aloud first, then compare.
+# Say yours aloud first (or type it into `my_first_answer`), then open the model answer and compare.
 
 # %%
-print(ans.text)
+my_first_answer = ""  # your first answer, in two minutes; then run the cell
+drill.reveal("**The first answer**, as an expert gives it in one paragraph:", ans.text, answered=my_first_answer)
 
 # %% [markdown]
 # ## 3. The follow-ups
 #
-# Each follow-up is what a senior interviewer asks next. Answer it aloud first, in two minutes and with
-# numbers; then run the cell for the model answer. Every number in it is computed by `course_lib` for this
+# Each follow-up is what a senior interviewer asks next. Answer it first, in two minutes and with numbers:
+# aloud, or typed into the cell's `my_answer` (run the cell and your answer stays above the model answer);
+# then open the folded model answer and compare. Every number in it is computed by `course_lib` for this
 # notebook's scenario, and the link names the notebook that derives it. The answer sheet's follow-ups
 # section is generated from the same source (`course_lib.drill`), at the course's scenario.
 
@@ -177,127 +179,148 @@ print(ans.text)
 # ### The largest term first
 
 # %%
-drill.ask("largest_first", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("largest_first", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Detection, hangs and the hang timeout
 
 # %%
-drill.ask("detection_and_hangs", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("detection_and_hangs", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Why not checkpoint every step?
 
 # %%
-drill.ask("checkpoint_every_step", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("checkpoint_every_step", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### When the host dies
 
 # %%
-drill.ask("host_dies", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("host_dies", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Is an idle hot spare worth it?
 
 # %%
-drill.ask("hot_spare", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("hot_spare", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### A bigger fleet, a worse failure rate
 
 # %%
-drill.ask("fleet_and_rate", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("fleet_and_rate", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### The floor, and what moves it
 
 # %%
-drill.ask("floor", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("floor", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Silent data corruption
 
 # %%
-drill.ask("silent_corruption", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("silent_corruption", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Restart the whole job at all?
 
 # %%
-drill.ask("per_step_ft", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("per_step_ft", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Restart-only ETTR against a reported one
 
 # %%
-drill.ask("ettr_gap", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("ettr_gap", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### How sure are you?
 
 # %%
-drill.ask("how_sure", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("how_sure", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### The write cost of a short interval
 
 # %%
-drill.ask("write_cost_for_interval", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("write_cost_for_interval", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Measure the stages first
 
 # %%
-drill.ask("measure_stages", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("measure_stages", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Restarting onto the same bad node
 
 # %%
-drill.ask("same_bad_node", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("same_bad_node", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### A switch takes the spare and two buddy pairs
 
 # %%
-drill.ask("correlated_failures", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("correlated_failures", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Eight GPUs copying at once, and memory a dead process pinned
 
 # %%
-drill.ask("eight_gpus_copy", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("eight_gpus_copy", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### In-process restart: the first lever on R
 
 # %%
-drill.ask("in_process_restart", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("in_process_restart", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Planned maintenance
 
 # %%
-drill.ask("planned_maintenance", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("planned_maintenance", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### Faster than the hang timeout
 
 # %%
-drill.ask("faster_detection", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("faster_detection", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### What it is worth, and where the next engineer goes
 
 # %%
-drill.ask("cost_priority", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("cost_priority", scenario, answered=my_answer)
 
 # %% [markdown]
 # ### The 15 minutes, read another way
 
 # %%
-drill.ask("fifteen_minutes_read_another_way", scenario)
+my_answer = ""  # your answer first: say it aloud within two minutes, or type it here; then run the cell
+drill.ask("fifteen_minutes_read_another_way", scenario, answered=my_answer)
 
 # %% [markdown]
 # ## Summary
@@ -306,10 +329,11 @@ drill.ask("fifteen_minutes_read_another_way", scenario)
 nb = "12-interview-drill"
 ledger.record(nb, "floor_minutes_per_day", "floor", f.floor_minutes_per_day, "min/day", ".2f")
 asked = drill.follow_ups(scenario)
-print(f"{len(asked)} follow-ups answered for {scenario.n_gpus:,} GPUs. The four scoring points in one line: one restart is "
-      f"{b.stages.total:.1f} min (reschedule {b.stages.reschedule:.2f}); {ans.order[0]} first saves "
-      f"{ans.steps[0].saved_minutes_per_day:.2f} min a day; the synchronous write's optimal interval is {ans.interval_before_min:.2f} min "
-      f"({ans.interval_after_min:.2f} with the snapshot); the floor is {f.floor_minutes_per_day:.2f} min a day ({f.floor_fraction:.3%}).")
+print(f"{len(asked)} follow-ups answered for {scenario.n_gpus:,} GPUs.")
+drill.reveal("**The four scoring points in one line** (open it once you have answered them above):",
+             f"One restart is {b.stages.total:.1f} min (reschedule {b.stages.reschedule:.2f}); {ans.order[0]} first saves "
+             f"{ans.steps[0].saved_minutes_per_day:.2f} min a day; the synchronous write's optimal interval is {ans.interval_before_min:.2f} min "
+             f"({ans.interval_after_min:.2f} with the snapshot); the floor is {f.floor_minutes_per_day:.2f} min a day ({f.floor_fraction:.3%}).")
 
 # %% [markdown]
 # **Exercises:** [exercises/12-interview-drill-ex.ipynb](../exercises/12-interview-drill-ex.ipynb) works the four scoring points

@@ -158,6 +158,3 @@ nb01.normal_interval_coverage(answer)
 
 # %%
 print(f"P(a week with no failure) = {stats.poisson.pmf(0, true_mean):.3f}: the share of zero-width normal intervals")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 02](../exercises/02-fleet-mtbf-ex.ipynb) turn these rates into a fleet's MTBF.

@@ -157,6 +157,3 @@ print(f"Monte Carlo {mc:.1f} +- {se:.1f} h vs your answer {answer:.1f} h: within
 # one: a fresh wear-out fleet runs far longer before its first failure than the exponential says. That
 # advantage fades as the fleet ages and GPUs are replaced at random ages, which is why the rest of the
 # course uses the exponential for a fleet in steady state.
-#
-# **Next:** [the exercises for notebook 03](../exercises/03-anatomy-of-a-restart-ex.ipynb) split each restart into
-# its stages.

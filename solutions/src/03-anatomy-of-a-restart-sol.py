@@ -161,7 +161,3 @@ nb03.levers_at_four_a_day(answer)
 base = lv.waterfall(budget, lv.default_levers(Scenario()))[-1].after.minutes_per_day
 print(f"{failures_per_day / budget.failures_per_day:g}x the failures -> {answer / base:.2f}x the minutes lost after the levers "
       f"({base:.2f} -> {answer:.2f} min/day)")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 04](../exercises/04-optimal-interval-ex.ipynb) work with the interval optimum that the
-# in-memory checkpoint lever used.

@@ -152,6 +152,3 @@ nb04.waste_at_twice_optimum(answer)
 # %%
 at_opt = iv.expected_waste(iv.optimal_interval_exact(delta_sync, M), delta_sync, M, R)
 print(f"waste at the optimum {at_opt:.3%}, at twice it {answer:.3%}: +{answer / at_opt - 1:.0%}")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 05](../exercises/05-write-cost-ex.ipynb) size the write cost itself.

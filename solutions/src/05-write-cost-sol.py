@@ -155,6 +155,3 @@ print("W at tau* =", w_star)
 block, total = h200["dcp_async_blocking"]["value"], h200["dcp_async_total"]["value"]
 print(f"DCP async_save of a {h200['dcp_state']['value']:g} GiB state: blocks {block:g} s, durable after {total:g} s "
       f"({total / block:.0f}x later); only the {block:g} s enters tau*")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 06](../exercises/06-square-root-pareto-ex.ipynb) push the write cost to a memory copy.

@@ -149,6 +149,3 @@ nb06.bandwidth_for_interval(answer)
 h200 = {row["key"]: row for row in load_table("h200_host.csv").rows}
 for key in ("gpu_to_pinned", "gpu_d2d"):
     print(f"{h200[key]['path']:32s} {h200[key]['value']:7g} GB/s: {h200[key]['value'] / answer:.2f}x the bandwidth needed")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 07](../exercises/07-fault-injection-lab-ex.ipynb) read the fault-injection lab's measured restarts.

@@ -151,6 +151,3 @@ nb07.tuned_reschedule_share(answer)
 default = bench.stages("hang", "default-like")
 print(f"default-like: rescheduling {default['reschedule']:.2f} s of {sum(default.values()):.2f} s "
       f"= {100 * default['reschedule'] / sum(default.values()):.1f} %; tuned: {answer:.1f} %")
-
-# %% [markdown]
-# **Next:** [the exercises for notebook 08](../exercises/08-the-floor-ex.ipynb) take every lever to its limit.

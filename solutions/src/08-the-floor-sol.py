@@ -212,5 +212,3 @@ for timeout_min in (None, 10.0):
 # %% [markdown]
 # So the uncertain hang share matters only as much as the hang timeout lets it: tune the timeout first, and the
 # judgement about the share stops mattering.
-#
-# **Next:** [the exercises for notebook 09](../exercises/09-your-fleet-ex.ipynb) answer the whole question for a fleet you have not seen.

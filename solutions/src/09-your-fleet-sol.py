@@ -191,6 +191,3 @@ for n in (4096, int(answer) // 2, 2 * int(answer)):
 # %% [markdown]
 # Below the break-even a dedicated spare costs more than it saves: share it across jobs (then it costs this job
 # nothing), or continue elastically on one replica fewer until the node is repaired.
-#
-# **Next:** that was the last exercise. The [answer sheet](../ANSWER_SHEET.md) is the course's answer in 2 and in 10 minutes;
-# compare it with yours.

@@ -96,6 +96,3 @@ nb10.crash_cost_many_groups(answer)
 
 # %%
 print("G = 1 :", D + W, "   G -> infinity :", answer)
-
-# %% [markdown]
-# **Next:** back to [notebook 10](../notebooks/10-dont-restart-the-world.ipynb), section 6: where the floor moves.

@@ -103,6 +103,3 @@ nb11.buddy_copy_saving(answer)
 # %%
 share = modes.ModeInputs().share("host_loss")
 print(f"host-loss share of the failures: {share:.1%}; the saving if every failure lost memory: {answer / share:.2f} min a day")
-
-# %% [markdown]
-# **Next:** back to [notebook 08](../notebooks/08-the-floor.ipynb)'s floor, where these modes are summed.

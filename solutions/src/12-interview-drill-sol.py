@@ -90,7 +90,7 @@ nb12.first_lever_saving(answer)
 # %% [markdown]
 # **Why.** A lever shortens its stage without removing it, so it saves less than the stage. The order is the
 # waterfall's, at your scenario: the same one the answer sheet, the drill and the README print (one source,
-# `answer(...).order`: print it and compare).
+# `answer(...).order`: print it and compare). The check names the other levers' savings if you pick one of them.
 #
 # ## Exercise 3 · Young's interval with today's write
 #
@@ -153,5 +153,3 @@ nb12.floor_after_levers(answer)
 # %% [markdown]
 # **Why.** Only the rewind to the snapshot and its writes depend on the checkpoint; everything else is paid per
 # failure, so only fewer failures, a smaller D + R or stopping fewer GPUs per failure move it.
-#
-# **Next:** the [answer sheet](../ANSWER_SHEET.md) has the whole answer and the follow-ups for the course's fleet.

@@ -143,6 +143,3 @@ repairs = log.duration_days[interrupts]
 replay, seen_out = inc.analysis.replay_spares(log.where(interrupts), math.ceil(4096 / fleet.gpus_per_node), fleet.n_nodes, 0.99)
 print(f"median repair {24 * np.median(repairs):.0f} h, mean {24 * repairs.mean():.0f} h; "
       f"replaying the trace: {replay} spares (at most {seen_out.max()} out at once)")
-
-# %% [markdown]
-# **Next:** back to [notebook 13](../notebooks/13-your-incident-log.ipynb)'s last section, where the floor for this fleet is computed at its rate.

@@ -29,5 +29,5 @@ def test_drill_follows_an_injected_fleet(tmp_path, monkeypatch):
     assert stored["floor_minutes_per_day"]["value"] == pytest.approx(answer(scenario, spread_draws=0).after.floor_minutes_per_day)
     nb = nbformat.read(tmp_path / NAME, as_version=4)
     shown = [o["data"]["text/markdown"] for c in nb.cells if "drill.ask(" in c.source for o in c.outputs if "text/markdown" in o.get("data", {})]
-    assert shown == [x.markdown() for x in drill.follow_ups(scenario)]
-    assert shown != [x.markdown() for x in drill.follow_ups()]
+    assert shown == [x.drill_markdown() for x in drill.follow_ups(scenario)]  # each answer folded under its question
+    assert shown != [x.drill_markdown() for x in drill.follow_ups()]
