@@ -115,6 +115,3 @@ nb14.quarantine_floor_saving(saving)
 # %%
 print(f"floor x (1 - factor) = {after.floor_minutes_per_day * (1 - factor):.3f}; "
       f"without the stand-in's failures the factor would be {1 - repeat.share:.3f}")
-
-# %% [markdown]
-# **Next:** back to [notebook 08](../notebooks/08-the-floor.ipynb)'s floor, where the SDC term and the rate levers are summed.
