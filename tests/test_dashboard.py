@@ -149,3 +149,18 @@ def test_app_command_culls_idle_kernels_and_uses_the_template_without_a_cdn():
     assert env["COURSE_APP_MODE"] == "present" and env["JUPYTER_PATH"].split(":") == [str(app.TEMPLATE_ROOT), "/elsewhere"]
     with pytest.raises(ValueError, match="mode"):
         app.voila_env("big")
+
+
+def test_the_restart_slider_shows_when_the_spare_is_left_out():
+    """At 6,144 GPUs with these values the answer leaves the hot spare out, so its in-job restart is in no lever the
+    answer pulls; the sentence still says what the spare would buy at the slider's value (a slider that changes nothing
+    on screen reads as broken)."""
+    from course_lib.widgets.floor import dashboard_answer, floor_text
+
+    values = dict(hang_timeout_min=79.4)  # slider units: seconds
+    ans = dashboard_answer(n_gpus=6144, rate_per_gpu_day=5.62e-4, restart_after_min=175, **values)
+    assert ans.spare is not None and not ans.spare.pulled
+    a, b = (floor_text(6144, 5.62e-4, restart_after_min=r, **values) for r in (175, 178))
+    assert a != b and "hot spare restarting in 2.92 min" in a and "left out" in a
+    kept = floor_text(16384, None)  # kept at 16,384 GPUs: its restart is the floor's R, no extra clause
+    assert "so it is left out" not in kept

@@ -153,8 +153,17 @@ def _sentence(a) -> str:
         f"after the levers {f.minutes_per_day:.2f} min/day ({100 * f.loss_fraction:.3f} %; {pulled}), checkpoint every "
         f"{f.interval_min:.2f} min (write δ {_duration(a.snapshot_cost_min)}); "
         f"a hang is seen at its {_duration(a.scenario.hang_timeout_min)} timeout; "
-        f"a shard reloads from memory in {_duration(a.scenario.reload_after_min)}"
+        f"a shard reloads from memory in {_duration(a.scenario.reload_after_min)}{_spare_clause(a)}"
     )
+
+
+def _spare_clause(a) -> str:
+    """A hot spare the answer leaves out still has its in-job restart on a slider: say what it would buy."""
+    v = a.spare
+    if v is None or v.pulled:
+        return ""  # none offered, or kept: its restart is then the floor's R above
+    return (f"; a hot spare restarting in {_duration(a.scenario.restart_after_min)} would save {v.gross:.2f} min/day "
+            f"against {v.cost:.2f} of idle GPUs, so it is left out")
 
 
 def refusal_text(err: ValueError) -> str:
