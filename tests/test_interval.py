@@ -342,3 +342,28 @@ def test_snapshot_plot_counts_the_copy_once():
     np.testing.assert_allclose(snapshot_waste(taus, c, m, c), iv.waste_fraction(taus, c, m), rtol=1e-12)
     # a stall shorter than the copy: the wait copy - tau binds below the copy time
     assert snapshot_waste(c / 10, c / 100, m, c) == pytest.approx(9 + c / 20 / m, rel=1e-12)
+
+
+def test_complete_loss_fraction_is_one_minus_daly_ettr():
+    """1 - tau / (e^{R/M} M (e^{(tau+delta)/M} - 1)), recomputed here with math (issue 29: it had no test)."""
+    import math
+
+    from course_lib.interval import complete_loss_fraction
+
+    for tau, delta, m, r in ((30.0, 1.0, 720.0, 10.0), (0.5, 0.01, 720.0, 0.0), (5.0, 0.2, 60.0, 3.0), (0.9, 0.0, 10.0, 1.0)):
+        want = 1.0 - tau / (math.exp(r / m) * m * math.expm1((tau + delta) / m))
+        assert complete_loss_fraction(tau, delta, m, r) == pytest.approx(want, rel=1e-12)
+    # the limits: no interval and no write cost leaves only the restart, 1 - e^{-R/M}; nothing at all loses nothing
+    assert complete_loss_fraction(0.0, 0.0, 720.0, 15.0) == pytest.approx(-math.expm1(-15.0 / 720.0), rel=1e-12)
+    assert complete_loss_fraction(0.0, 0.0, 720.0) == 0.0
+    # continuous in tau at 0 when delta = 0 (the e^{tau/M} - 1 ~ tau/M limit)
+    assert complete_loss_fraction(1e-9, 0.0, 720.0, 15.0) == pytest.approx(-math.expm1(-15.0 / 720.0), rel=1e-9)
+    # at any scale it stays in [0, 1) and never overflows (the day of a huge fleet)
+    big = complete_loss_fraction(100.0, 10.0, 1.0, 5.0)
+    assert 0.999 < big <= 1.0 and math.isfinite(big)
+    arr = complete_loss_fraction(np.array([0.5, 30.0]), 1.0, 720.0, 10.0)
+    assert arr.shape == (2,) and arr[0] > arr[1] > 0  # a half-minute interval pays its write cost 60 times as often
+    for args, name in (((-1.0, 1.0, 720.0), "interval"), ((1.0, -1.0, 720.0), "write_cost"), ((1.0, 1.0, 0.0), "mtbf"),
+                       ((1.0, 1.0, 720.0, -1.0), "restart")):
+        with pytest.raises(ValueError, match=name):
+            complete_loss_fraction(*args)

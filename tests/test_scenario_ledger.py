@@ -1,6 +1,7 @@
 """The Scenario holds the question's numbers; the ledger collects each notebook's results."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -24,7 +25,7 @@ def test_baseline_reproduces_the_question():
 
 def test_scenario_is_frozen_and_replace_ignores_none():
     s = Scenario()
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         s.n_gpus = 1  # type: ignore[misc]
     assert s.replace(n_gpus=None) == s
     assert s.replace(n_gpus=16384).n_gpus == 16384
