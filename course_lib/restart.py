@@ -67,6 +67,8 @@ def _nonneg(name, value):
     if np.ndim(value) == 0:
         return check_non_negative(name, float(value))
     arr = np.asarray(value, dtype=float)
+    if arr.size and arr.min() >= 0 and arr.max() < math.inf:  # finite and >= 0 (a NaN makes min() NaN): two reductions
+        return arr
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"{name} must be finite numbers >= 0 (got {arr[~(np.isfinite(arr) & (arr >= 0))][:1]!r})")
     return arr
@@ -146,10 +148,10 @@ def _modes(name, value):
     shares = [m.share for m in value]
     if all(type(x) is float for x in shares):
         ok = math.isclose(sum(shares), 1.0, abs_tol=1e-9)
-    else:
-        ok = bool(np.allclose(sum(np.asarray(x, dtype=float) for x in shares), 1.0, atol=1e-9))
-    total = sum(np.asarray(x, dtype=float) for x in shares)
+    else:  # np.allclose(total, 1.0, atol=1e-9), written out: |total - 1| <= atol + rtol |1| (NaN and inf fail)
+        ok = bool(np.all(np.abs(sum(np.asarray(x, dtype=float) for x in shares) - 1.0) <= 1e-9 + 1e-05))
     if not ok:
+        total = sum(np.asarray(x, dtype=float) for x in shares)
         raise ValueError(f"{name}: the shares must sum to 1 (got {np.ravel(total)[:1]!r})")
     return value
 
