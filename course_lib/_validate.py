@@ -21,6 +21,10 @@ __all__ = [
 
 
 def _as_float(name: str, value, allowed: str) -> float:
+    if type(value) is float:  # the common case, fast (a float is a Real and not a bool)
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
     x = float(value)
