@@ -21,6 +21,10 @@ __all__ = [
 
 
 def _as_float(name: str, value, allowed: str) -> float:
+    if type(value) is float:  # the common case, fast (a float is a Real and not a bool)
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a finite number {allowed} (got {value!r})")
     x = float(value)
@@ -114,22 +118,62 @@ def checked(check, optional: bool = False, **kw):
     return field(metadata=metadata, **kw)
 
 
+def _field_checks(cls) -> tuple:
+    """``((name, check, none_ok), ...)`` for ``cls``'s checked fields, computed once per class."""
+    cached = cls.__dict__.get("_checked_fields")
+    if cached is None:
+        from dataclasses import fields
+
+        cached = tuple((f.name, f.metadata["check"], f.default is None or bool(f.metadata.get("optional")))
+                       for f in fields(cls) if f.metadata.get("check") is not None)
+        cls._checked_fields = cached  # set on this class itself (a subclass computes its own)
+    return cached
+
+
 class Validated:
     """Mixin for frozen dataclasses: runs each field's declared ``check`` in ``__post_init__``.
 
     Subclasses add cross-field rules in ``_validate_fields`` (called after the per-field checks).
+    :meth:`_evolve` is the fast copy for derived records: it checks only the fields it changes.
     """
 
     def __post_init__(self):
+        for name, check, none_ok in _field_checks(type(self)):
+            value = getattr(self, name)
+            if value is None and none_ok:  # None: "computed from the others"
+                continue
+            object.__setattr__(self, name, check(name, value))
+        self._validate_fields()
+
+    def _evolve(self, **changes):
+        """A copy with ``changes``: the same record ``dataclasses.replace`` gives, checking only what changed.
+
+        The other fields were checked when ``self`` was built (every check returns the value it stores
+        unchanged when given it again), so only the changed fields go through their ``check``; the
+        cross-field rules (``_validate_fields``) run on the copy as always. Bad input is rejected with the
+        same ``ValueError``. For subclasses whose ``__post_init__`` only validates (not one that derives
+        fields, such as :class:`course_lib.scenario.Scenario`).
+        """
         from dataclasses import fields
 
-        for f in fields(self):
-            check = f.metadata.get("check")
-            value = getattr(self, f.name)
-            if check is None or (value is None and (f.default is None or f.metadata.get("optional"))):  # None: "computed from the others"
-                continue
-            object.__setattr__(self, f.name, check(f.name, value))
-        self._validate_fields()
+        cls = type(self)
+        names = cls.__dict__.get("_field_names")
+        if names is None:
+            names = frozenset(f.name for f in fields(cls) if f.init)
+            cls._field_names = names
+        unknown = set(changes) - names
+        if unknown:  # what dataclasses.replace says
+            raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        out = object.__new__(cls)
+        for name in names:
+            object.__setattr__(out, name, changes[name] if name in changes else getattr(self, name))
+        for name, check, none_ok in _field_checks(cls):
+            if name in changes:
+                value = changes[name]
+                if not (value is None and none_ok):
+                    object.__setattr__(out, name, check(name, value))
+        out._validate_fields()
+        return out
 
     def _validate_fields(self) -> None:  # pragma: no cover - default: nothing across fields
         pass

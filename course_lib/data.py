@@ -160,7 +160,7 @@ def load_table(name: str, data_dir: Path | None = None) -> Table:
     reference to it (one row per measurement); :func:`resolve_refs` fills it in here, so
     every reader sees the number and no file repeats it.
     """
-    folder = Path(data_dir or DATA_DIR).resolve()
+    folder = _folder(data_dir)
     path = folder / name
     try:
         stat = path.stat()
@@ -175,6 +175,20 @@ def load_table(name: str, data_dir: Path | None = None) -> Table:
         table = _load_table(name, folder)
         _CACHE[key] = table
     return table
+
+
+def _folder(data_dir) -> Path:
+    """``data_dir`` (None: data/) resolved; an absolute one resolved once per process (relative: each call, the cwd may move)."""
+    raw = data_dir or DATA_DIR
+    hit = _FOLDERS.get(raw) if isinstance(raw, (str, Path)) else None
+    if hit is None:
+        hit = Path(raw).resolve()
+        if Path(raw).is_absolute():
+            _FOLDERS[raw] = hit
+    return hit
+
+
+_FOLDERS: dict = {}  # {absolute data_dir as given: resolved Path}
 
 
 #: Loaded tables by (path, mtime, size, MANIFEST mtime, size): each file is verified once per

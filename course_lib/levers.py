@@ -108,7 +108,7 @@ def _reoptimised(day: RestartBudget) -> RestartBudget:
         return day
     fixed = day.per_failure_min - day.latest_share * day.interval_min / 2.0
     tau = iv.best_interval(day.write_cost_min, day.mtbf_min, fixed, day.latest_share, day.interval_bound_min)
-    return dataclasses.replace(day, interval_min=tau)
+    return day._evolve(interval_min=tau)
 
 
 def heartbeat_detection(budget: RestartBudget, detect_by_mode: dict) -> RestartBudget:
@@ -122,7 +122,7 @@ def hot_spare_restart(budget: RestartBudget, reschedule_min, idle_share=0.0) -> 
 
     Every stage lever chooses an optimised interval again for the day it leaves (``interval_bound_min``)."""
     out = budget.with_modes(reschedule={m.mode: _min(m.reschedule, reschedule_min) for m in budget.modes})
-    return _reoptimised(dataclasses.replace(out, idle_share=np.maximum(budget.idle_share, idle_share) * 1.0
+    return _reoptimised(out._evolve(idle_share=np.maximum(budget.idle_share, idle_share) * 1.0
                                             if np.ndim(idle_share) else max(budget.idle_share, idle_share)))
 
 
@@ -147,11 +147,11 @@ def checkpoint_at_optimum(budget: RestartBudget, write_cost_min, min_interval_mi
     bound = np.maximum(min_interval_min, budget.step_min)
     day = budget
     if in_memory and budget.persisted_interval_min is None:
-        day = dataclasses.replace(budget, persisted_interval_min=budget.interval_min)
+        day = budget._evolve(persisted_interval_min=budget.interval_min)
     # the minutes per failure that the interval does not move, at the interval's own accounting
     fixed = day.per_failure_min - day.latest_share * day.interval_min / 2.0
     tau = iv.best_interval(delta, day.mtbf_min, fixed, day.latest_share, bound)
-    return dataclasses.replace(day, interval_min=tau, write_cost_min=delta, interval_bound_min=bound)
+    return day._evolve(interval_min=tau, write_cost_min=delta, interval_bound_min=bound)
 
 
 in_memory_checkpoint = partial(checkpoint_at_optimum, in_memory=True)

@@ -67,6 +67,8 @@ def _nonneg(name, value):
     if np.ndim(value) == 0:
         return check_non_negative(name, float(value))
     arr = np.asarray(value, dtype=float)
+    if arr.size and arr.min() >= 0 and arr.max() < math.inf:  # finite and >= 0 (a NaN makes min() NaN): two reductions
+        return arr
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"{name} must be finite numbers >= 0 (got {arr[~(np.isfinite(arr) & (arr >= 0))][:1]!r})")
     return arr
@@ -116,7 +118,7 @@ class RestartStages(Validated):
         unknown = set(changes) - set(STAGES)
         if unknown:
             raise ValueError(f"stage must be one of {list(STAGES)} (got {sorted(unknown)})")
-        return dataclasses.replace(self, **changes)
+        return self._evolve(**changes)
 
 
 class ModeCost(NamedTuple):
@@ -146,10 +148,10 @@ def _modes(name, value):
     shares = [m.share for m in value]
     if all(type(x) is float for x in shares):
         ok = math.isclose(sum(shares), 1.0, abs_tol=1e-9)
-    else:
-        ok = bool(np.allclose(sum(np.asarray(x, dtype=float) for x in shares), 1.0, atol=1e-9))
-    total = sum(np.asarray(x, dtype=float) for x in shares)
+    else:  # np.allclose(total, 1.0, atol=1e-9), written out: |total - 1| <= atol + rtol |1| (NaN and inf fail)
+        ok = bool(np.all(np.abs(sum(np.asarray(x, dtype=float) for x in shares) - 1.0) <= 1e-9 + 1e-05))
     if not ok:
+        total = sum(np.asarray(x, dtype=float) for x in shares)
         raise ValueError(f"{name}: the shares must sum to 1 (got {np.ravel(total)[:1]!r})")
     return value
 
@@ -194,6 +196,13 @@ class RestartBudget(Validated):
     interval_bound_min: float | None = checked(_nonneg, default=None)
 
     def _validate_fields(self) -> None:
+        lam, tau, delta = self.failures_per_day, self.interval_min, self.write_cost_min
+        if type(lam) is float and type(tau) is float and type(delta) is float:  # the common case, fast: the same rules
+            if lam <= 0:
+                raise ValueError(f"failures_per_day must be a finite number > 0 (got {lam!r})")
+            if delta > 0 and tau == 0:
+                raise ValueError("write_cost_min must be 0 when interval_min is 0 (a zero interval would write continuously)")
+            return
         if np.any(np.asarray(self.failures_per_day) <= 0):
             raise ValueError(f"failures_per_day must be a finite number > 0 (got {self.failures_per_day!r})")
         if np.any((np.asarray(self.write_cost_min) > 0) & (np.asarray(self.interval_min) == 0)):
@@ -220,7 +229,7 @@ class RestartBudget(Validated):
                 else:
                     changes[stage] = value
             modes.append(m._replace(**changes))
-        return dataclasses.replace(self, modes=tuple(modes))
+        return self._evolve(modes=tuple(modes))
 
     def with_stages(self, **changes) -> "RestartBudget":
         """A copy with a stage set for every mode, e.g. ``budget.with_stages(detect=0.1)``; ``rewind=r`` sets the interval to 2r."""
@@ -234,18 +243,24 @@ class RestartBudget(Validated):
 
     def with_interval(self, interval_min) -> "RestartBudget":
         """A copy checkpointing every ``interval_min`` (a given interval: not re-optimised)."""
-        return dataclasses.replace(self, interval_min=interval_min, interval_bound_min=None)
+        return self._evolve(interval_min=interval_min, interval_bound_min=None)
 
     def with_failures_per_day(self, failures_per_day) -> "RestartBudget":
         """A copy with another failure rate (stages, interval and write cost unchanged)."""
-        return dataclasses.replace(self, failures_per_day=failures_per_day)
+        return self._evolve(failures_per_day=failures_per_day)
 
     def with_write_cost(self, write_cost_min) -> "RestartBudget":
         """A copy with another blocking write cost per checkpoint (minutes), the interval unchanged."""
-        return dataclasses.replace(self, write_cost_min=write_cost_min)
+        return self._evolve(write_cost_min=write_cost_min)
 
     # ----- the modes' means -----
     def _mean(self, values):
+        values = list(values)
+        if all(type(m.share) is float for m in self.modes) and all(type(v) is float for v in values):
+            total = 0  # the fast path: the same products and sums in the same order, as the same np.float64
+            for m, v in zip(self.modes, values):
+                total = total + m.share * v
+            return np.float64(total)
         return sum(np.asarray(m.share, dtype=float) * v for m, v in zip(self.modes, values))
 
     @property
@@ -404,7 +419,7 @@ class RestartBudget(Validated):
     @property
     def floor_budget(self) -> "RestartBudget":
         """This day with the write cost at zero and the interval at one step: what no checkpoint lever removes."""
-        return dataclasses.replace(self, interval_min=self.floor_interval_min, write_cost_min=0.0, interval_bound_min=None)
+        return self._evolve(interval_min=self.floor_interval_min, write_cost_min=0.0, interval_bound_min=None)
 
     @property
     def floor_minutes_per_day(self):

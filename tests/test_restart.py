@@ -200,3 +200,30 @@ def test_property_grid_up_to_ten_million_gpus_and_ten_thousand_failures_a_day(n,
     assert f.floor_fraction <= f.loss_fraction + 1e-12 and f.loss_fraction <= b.loss_fraction + 1e-12 and b.loss_fraction <= 1.0
     assert max(b.minutes_per_day, f.minutes_per_day, f.floor_minutes_per_day) <= MINUTES_PER_DAY + 1e-9
     assert sum(t.minutes_per_day for t in a.floor_terms) == pytest.approx(f.floor_minutes_per_day, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("changes", [
+    {"interval_min": 3.0}, {"failures_per_day": 7, "write_cost_min": 0.5}, {"idle_share": 0.25},
+    {"persisted_interval_min": 10.0, "interval_bound_min": 0.2},
+    {"interval_min": np.array([1.0, 2.0]), "failures_per_day": np.array([0.5, 4.0])},
+])
+def test_the_fast_copy_is_the_dataclass_copy(changes):
+    """Validated._evolve (the levers' copy) builds the record dataclasses.replace builds, field for field."""
+    b = baseline_budget(Scenario())
+    fast, slow = b._evolve(**changes), dataclasses.replace(b, **changes)
+    for f in dataclasses.fields(RestartBudget):
+        x, y = getattr(fast, f.name), getattr(slow, f.name)
+        assert type(x) is type(y) and np.array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object)), f.name
+    assert np.array_equal(fast.loss_fraction, slow.loss_fraction)
+
+
+@pytest.mark.parametrize("changes, name", [
+    ({"interval_min": -1.0}, "interval_min"), ({"failures_per_day": 0.0}, "failures_per_day"),
+    ({"idle_share": 1.0}, "idle_share"), ({"write_cost_min": np.array([0.1, np.nan])}, "write_cost_min"),
+    ({"interval_min": 0.0, "write_cost_min": 0.5}, "write_cost_min"),
+])
+def test_the_fast_copy_rejects_what_the_dataclass_copy_rejects(changes, name):
+    b = baseline_budget(Scenario())
+    for copy in (lambda: b._evolve(**changes), lambda: dataclasses.replace(b, **changes)):
+        with pytest.raises(ValueError, match=name):
+            copy()
