@@ -40,7 +40,6 @@ Units: **every time in this module is in minutes**, except where a name says oth
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from dataclasses import dataclass
