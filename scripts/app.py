@@ -21,6 +21,8 @@ test drives is what the classroom gets.
   it for a reconnection that never comes): the kernel manager culls a kernel once no page is
   connected to it and it has been idle ``--cull-idle-s`` seconds (checked every ``--cull-every-s``),
   so a class that reloads the page does not pile kernels up until the server stops.
+  The culler counts a page that is still rendering as idle from its kernel's start (Voila's executor
+  is no activity to it), so ``--cull-idle-s`` must exceed the slowest render, or a page's kernel dies mid-render.
 """
 from __future__ import annotations
 

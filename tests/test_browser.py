@@ -127,7 +127,11 @@ def sandbox(tmp_path_factory):
 
 
 #: The app's kernel culling, shortened for the test (the classroom default is scripts/app.py's 120 s / 30 s).
-CULL_IDLE_S, CULL_EVERY_S = 20, 4
+#: The culler counts a page whose kernel Voila is still executing as idle from the kernel's start (its
+#: executor's messages are no activity to the server, and no page is connected yet): at 20 s it shut down a
+#: page's kernel mid-render on an idle machine (voila.log: "Culling 'idle' kernel ... 0 connections due to 20
+#: seconds of inactivity", then DeadKernelError). The idle time must exceed the slowest render (14-35 s measured).
+CULL_IDLE_S, CULL_EVERY_S = 90, 4
 
 
 @pytest.fixture(scope="module")
