@@ -20,9 +20,10 @@ test drives is what the classroom gets.
 - Every page load starts a kernel, and a closed or reloaded page leaves it behind (Voila 0.5 keeps
   it for a reconnection that never comes): the kernel manager culls a kernel once no page is
   connected to it and it has been idle ``--cull-idle-s`` seconds (checked every ``--cull-every-s``),
-  so a class that reloads the page does not pile kernels up until the server stops.
-  The culler counts a page that is still rendering as idle from its kernel's start (Voila's executor
-  is no activity to it), so ``--cull-idle-s`` must exceed the slowest render, or a page's kernel dies mid-render.
+  so a class that reloads the page does not pile kernels up until the server stops. A page still
+  rendering is safe: its kernel is busy while Voila executes a cell, and every message it sends counts as activity.
+- The server's log lines carry their time (``[Voila 05:09:41.739] Kernel started: ...``), so a kernel's
+  start, cull or death can be read against a page's own timeline.
 """
 from __future__ import annotations
 
@@ -74,6 +75,9 @@ def voila_command(notebook: Path, port: int, token: str | None = None, cull_idle
         f"--MappingKernelManager.cull_interval={cull_every_s}",
         "--MappingKernelManager.cull_connected=False",
         "--MappingKernelManager.cull_busy=False",
+        # every log line with its time, to the millisecond
+        "--Voila.log_format=[%(name)s %(asctime)s.%(msecs)03d] %(message)s",
+        "--Voila.log_datefmt=%H:%M:%S",
     ]
     if token:
         cmd.append(f"--token={token}")

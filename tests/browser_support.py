@@ -221,6 +221,23 @@ class Server:
         self._log_fh.close()
 
 
+#: What a Jupyter or Voila server logs about its kernels' lives: enough to tell a culled kernel from a
+#: restarted or crashed one when a page shows "Kernel died".
+KERNEL_EVENTS = ("Kernel started", "Kernel shutdown", "Culling", "restart", "Restart", "died", "dead",
+                 "Traceback", "Error", "WARNING", "Websocket closed", "Handle signal")
+
+
+def server_account(server: Server, tail: int = 40) -> str:
+    """The server's log, read for a failure report: every kernel-lifecycle line, then its last ``tail`` lines."""
+    try:
+        lines = server.log.read_text(errors="replace").splitlines()
+    except OSError as exc:
+        return f"(no {server.name} log: {exc})"
+    events = [line[:300] for line in lines if any(k in line for k in KERNEL_EVENTS)]
+    return (f"--- {server.name} log: {len(events)} kernel events of {len(lines)} lines ---\n" + "\n".join(events[-80:])
+            + f"\n--- {server.name} log, last {tail} lines ---\n" + "\n".join(x[:300] for x in lines[-tail:]))
+
+
 def start_jupyterlab(tmp: Path, root: Path = REPO) -> Server:
     """JupyterLab on a free loopback port with a random token; ``.url`` ends with ``?token=``."""
     port, token = free_port(), secrets.token_hex(16)

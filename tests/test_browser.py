@@ -51,6 +51,7 @@ from browser_support import (  # noqa: E402
     run_all_cells,
     slider_widget,
     start_jupyterlab,
+    server_account,
     start_voila,
 )
 
@@ -127,10 +128,10 @@ def sandbox(tmp_path_factory):
 
 
 #: The app's kernel culling, shortened for the test (the classroom default is scripts/app.py's 120 s / 30 s).
-#: The culler counts a page whose kernel Voila is still executing as idle from the kernel's start (its
-#: executor's messages are no activity to the server, and no page is connected yet): at 20 s it shut down a
-#: page's kernel mid-render on an idle machine (voila.log: "Culling 'idle' kernel ... 0 connections due to 20
-#: seconds of inactivity", then DeadKernelError). The idle time must exceed the slowest render (14-35 s measured).
+#: A page's kernel stays busy (and its IOPub messages count as activity) while Voila executes its cells, so
+#: the culler takes only kernels no page is connected to that have been idle this long; the test's open
+#: pages and their renders (3-35 s measured) stay well inside it. On a failure the server's own account
+#: (kernels started, culled, restarted, dead) is printed beside the page (browser_support.server_account).
 CULL_IDLE_S, CULL_EVERY_S = 90, 4
 
 
@@ -165,14 +166,17 @@ def browser(sandbox):
             context.close()
 
 
-def _failure_evidence(page, where):
-    """On failure: a screenshot and the page's visible text, to see what the learner saw."""
+def _failure_evidence(page, where, server=None):
+    """On failure: a screenshot and the page's visible text, to see what the learner saw, and the server's
+    own account (its kernels started, culled, restarted or dead, and its last lines), to see why."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     try:
         page.screenshot(path=str(SCREENSHOTS / f"{where}-failure.png"), timeout=10_000)
         print(f"--- {where} page text at failure ---\n{page.locator('body').inner_text(timeout=10_000)[-3000:]}")
     except Exception as exc:  # evidence is best effort; the original error is what matters
         print(f"(no failure evidence: {exc})")
+    if server is not None:
+        print(server_account(server))
 
 
 def _report(where, seen):
@@ -193,7 +197,7 @@ def test_jupyterlab_learner_moves_slider(servers, browser):
         run_all_cells(page)
         seen = move_slider(page, TARGET, "jupyterlab")
     except Exception:
-        _failure_evidence(page, "jupyterlab")
+        _failure_evidence(page, "jupyterlab", servers["lab"])
         raise
     finally:
         page.close()
@@ -218,7 +222,7 @@ def test_voila_app_learner_moves_slider(servers, browser):
         shown_inputs = [t for t in page.locator(".jp-CodeCell .jp-InputArea").all_inner_texts() if t.strip()]
         assert not shown_inputs, f"the app shows code: {shown_inputs}"
     except Exception:
-        _failure_evidence(page, "voila")
+        _failure_evidence(page, "voila", servers["voila"])
         raise
     finally:
         page.close()
@@ -278,7 +282,7 @@ def test_voila_app_chart_in_first_viewport_and_every_slider_shows(servers, brows
         page.wait_for_timeout(1000)
         page.screenshot(path=str(SCREENSHOTS / "app-1920x1080.png"))
     except Exception:
-        _failure_evidence(page, "voila-projector")
+        _failure_evidence(page, "voila-projector", servers["voila"])
         raise
     finally:
         page.close()
@@ -327,7 +331,7 @@ def test_voila_presentation_mode_fits_a_projector_and_asks_no_other_host(servers
             for b in (s_box, c_box):
                 assert b["x"] >= 0 and b["x"] + b["width"] <= w and b["y"] + b["height"] <= h, f"{name}: off screen: {seen}"
     except Exception:
-        _failure_evidence(page, "voila-present")
+        _failure_evidence(page, "voila-present", servers["voila"])
         raise
     finally:
         page.close()
@@ -369,7 +373,7 @@ def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(servers, 
         handle.press("ArrowRight")
         expect(keep.locator(".course-result").first).not_to_have_text(before, timeout=45_000)
     except Exception:
-        _failure_evidence(keep, "voila-culling")
+        _failure_evidence(keep, "voila-culling", servers["voila"])
         raise
     finally:
         keep.close()
@@ -425,7 +429,7 @@ def test_jupyterlab_drill_hides_the_model_answers_until_the_candidate_answers(se
         cell.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab-drill.png"))
     except Exception:
-        _failure_evidence(page, "jupyterlab-drill")
+        _failure_evidence(page, "jupyterlab-drill", servers["lab"])
         raise
     finally:
         page.close()
@@ -461,7 +465,7 @@ def test_jupyterlab_shows_every_heading_task_and_hint_of_exercise_12(servers, br
         assert all("The Why's own code" in t for t in placeholders.all_inner_texts()), placeholders.all_inner_texts()
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab-exercise-12.png"))
     except Exception:
-        _failure_evidence(page, "jupyterlab-exercise-12")
+        _failure_evidence(page, "jupyterlab-exercise-12", servers["lab"])
         raise
     finally:
         page.close()
@@ -515,7 +519,7 @@ def test_exercise_verdict_reads_not_yet_then_correct(servers, browser):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "exercise-wrong-answer.png"))
     except Exception:
-        _failure_evidence(page, "exercise")
+        _failure_evidence(page, "exercise", servers["lab"])
         raise
     finally:
         page.close()
