@@ -288,14 +288,16 @@ def _phase_lines(p: dict) -> list[str]:
     lines = [
         "",
         "The rescheduling stage, phase by phase (medians, seconds; course_lib.nodelab.phases, from the agents' "
-        "rendezvous events `rdzv_dead`, `agent_start`, `rdzv_enter`, `rdzv_joined` and the workers' `pg_ready`). "
+        "rendezvous events `rdzv_dead`, `rdzv_enter`, `rdzv_joined`, the lab's `node_start` and the workers' `pg_ready`). "
         "Heartbeat expiry: failure -> the rendezvous drops the lost node (its last heartbeat is "
-        f"{p.get('dead_node_s', 3)} s old; no new round can form before). Replacement start-up: a fresh node's agent "
-        "start -> it calls the rendezvous (`import torch`, the agent's set-up; a spare did it before the failure). "
+        f"{p.get('dead_node_s', 3)} s old; no new round can form before). Replacement start-up: the lab begins to bring "
+        "a fresh node up -> its agent calls the rendezvous (namespace and link, the agent's process, `import torch`, its "
+        "set-up; a spare did all that before the failure). "
         "Replacement ready: failure -> the replacement is in the rendezvous. Wait: the job noticed the loss -> the "
         "later of the two (gated by). Round: -> every member joined the new round (the 1 s last call, state syncs). "
         "Workers: -> every new worker's process group is up (`import torch`, gloo). Wait + round + workers = the "
-        "reschedule column.",
+        "reschedule column in every repeat (nodelab.csv); each column here is its own median, so across a row they "
+        "add up only roughly.",
         "",
         "| setting | heartbeat expiry | replacement start-up | replacement ready | gated by | wait | round | workers "
         "| = reschedule | first step |",
@@ -312,8 +314,8 @@ def _phase_lines(p: dict) -> list[str]:
         "replacement, cold": "the fresh node's start-up where it outlasts the heartbeat expiry (replacement ready - "
                              "heartbeat expiry, when positive); the expiry, the round and the workers' start are in both",
         "replacement via scheduler": f"the scheduler's {p['settings']['replacement via scheduler']['replace_delay_s']:g} s "
-                                     "(scaled) plus the fresh node's start-up, both after the heartbeat expiry; the "
-                                     "round and the workers' start are in both",
+                                     "(scaled, counted from the notice) plus the fresh node's start-up, which hide the "
+                                     "heartbeat expiry; the round and the workers' start are in both",
     }
     for name, r in p["ratios"].items():
         lines.append(f"| {name} / hot spare | {r:.1f}x | {contains.get(name, '')} | >= 3x | "
@@ -327,10 +329,14 @@ def _phase_lines(p: dict) -> list[str]:
             f"Reading it: with a spare the rescheduling ({f(common)} s) is the wait for the heartbeat expiry "
             f"({f(spare['membership_wait'])} s after the notice), the round ({f(spare['round_formed'])} s) and the new "
             f"workers' start ({f(spare['workers_start'])} s): none of it is a node coming up, so a spare cannot shorten "
-            f"it, and every setting pays it. A cold replacement, started the moment the job notices the loss, spends "
+            f"it, and every setting pays it. The largest part is the workers' start: torchrun's spare is hot only at the "
+            f"agent, and after the round forms every node, the spare included, starts fresh worker processes "
+            f"(`import torch`, gloo). A cold replacement, started the moment the job notices the loss, spends "
             f"its start-up ({f(startup)} s) while the lost node's heartbeat is still expiring: it is ready "
             f"{f(cold['replacement_ready'])} s after the failure, the expiry comes at {f(cold['heartbeat_expiry'])} s, "
-            f"so the spare saves only the part that does not overlap. Even a replacement whose start-up overlapped "
+            f"so the spare saves only the part that does not overlap, {f(max(cold['replacement_ready'] - cold['heartbeat_expiry'], 0.0))} s "
+            f"of medians, less than the spread of the repeats (slowest reschedule column): hence a measured "
+            f"{p['ratios']['replacement, cold']:.1f}x. Even a replacement whose start-up overlapped "
             f"nothing would make the ratio at most (spare's rescheduling + start-up) / spare's rescheduling = "
             f"({f(common)} + {f(startup)}) / {f(common)} = {bound:.1f}x. "
             + ("So the 3x target is wrong in principle for the cold comparison in this lab: on one machine a node "
