@@ -192,7 +192,8 @@ def _run_on_nodes(lab: Lab, job: _Job) -> float:
         start_node()
     spares: list[str] = []
     acted: set[int] = set()  # failures whose node the lab has killed
-    to_replace: list[dict] = []  # losses no spare absorbs, waiting for the job's notice
+    spares_left = job.spares  # waiting spares not yet used up by a loss
+    to_replace: list[tuple[dict, int]] = []  # (loss, nodes no spare takes), waiting for the job's notice
     due: list[float] = []  # start times of replacement nodes
     lost: set[str] = set()
     t_done = None
@@ -212,13 +213,18 @@ def _run_on_nodes(lab: Lab, job: _Job) -> float:
             if e["kind"] != "link_cut":  # the whole host goes at once: agent, workers, memory
                 for name in names:
                     net.kill_node(int(name[1:]))
-            if not job.absorbed[e["failure"]]:
-                to_replace.append(e)
-        for e in list(to_replace):  # the scheduler learns of a lost node from the job noticing it
+            # a spare takes one lost node's place; a loss of more nodes than the spares left (a node and its
+            # buddy) needs fresh nodes for the rest
+            taken = min(spares_left, 1) if job.absorbed[e["failure"]] else 0  # one spare waits at a time
+            spares_left -= taken
+            if len(names) > taken:
+                to_replace.append((e, len(names) - taken))
+        for item in list(to_replace):  # the scheduler learns of a lost node from the job noticing it
+            e, n_fresh = item
             noticed = next((n for n in events_of(events, "agent_noticed") if n["t"] >= e["t"]), None)
             if noticed is not None:
-                to_replace.remove(e)
-                due.extend(noticed["t"] + job.replace_delay_s for _ in (e.get("nodes") or [e["node"]]))
+                to_replace.remove(item)
+                due.extend(noticed["t"] + job.replace_delay_s for _ in range(n_fresh))
         now = time.time()
         for t in [t for t in due if t <= now]:
             due.remove(t)
