@@ -266,6 +266,25 @@ def test_a_killed_node_resumes_from_memory_on_the_spare_bit_identical(tiered):
     assert leftovers((tiered.run_dir / "netns-tag").read_text()) == {"netns": [], "links": [], "processes": []}
 
 
+@needs_root
+@pytest.mark.slow
+def test_a_node_and_its_buddy_lost_take_the_spare_and_a_fresh_node_and_resume_from_storage(tmp_path):
+    """Two nodes lost at once with one spare: the spare takes one place, the lab brings a fresh node up for
+    the other (the benchmark's persisted fallback; a lab that counted the loss as absorbed whole started no
+    fresh node, and the 3-node round never formed)."""
+    from course_lib.nodelab import NodeLoss, TierLabConfig, reference_digests, run_tier_nodelab
+
+    cfg = TierLabConfig(failures=[NodeLoss(11, nodes=(1, 2))], spares=1)
+    res = run_tier_nodelab(cfg, run_dir=tmp_path, timeout_s=240)
+    persisted = (11 - 1) // (cfg.every * cfg.persist_every) * cfg.every * cfg.persist_every
+    assert {step for step, _ in res.resumed.values()} == {persisted}
+    assert "persisted" in {tier for _, tier in res.resumed.values()}  # shard 1 was only in storage
+    started = [e["node"] for e in res.events if e["ev"] == "node_start"]
+    assert len(started) == cfg.nodes + 2  # the job's nodes, the spare, one fresh node
+    assert res.digests == reference_digests(cfg)
+    assert leftovers((res.run_dir / "netns-tag").read_text()) == {"netns": [], "links": [], "processes": []}
+
+
 # ----- the persisted checkpoint behind a shaped link (course_lib.nodelab.storage) -----
 def test_storage_link_settings_and_model():
     from course_lib.nodelab.storage import Link, predicted_fetch_s, run_storage_link

@@ -15,6 +15,9 @@ agent_noticed  agent   the agent decided to restart its workers: its monitor fou
                        worker (``state`` FAILED, ``exitcodes``), or the rendezvous has a node
                        waiting because a member was declared dead (``state`` NODE_WAITING)
 rdzv_waiting   agent   a spare agent joined the redundancy list of a complete round
+rdzv_enter     agent   the agent calls the rendezvous (nodes lab: a new node's start-up is over)
+rdzv_joined    agent   the rendezvous returned: the agent is in round ``round`` (nodes lab)
+rdzv_dead      agent   the rendezvous dropped nodes whose heartbeat expired (``dead``; nodes lab)
 agent_stopped  agent   the agent stopped the surviving workers of that generation
 workers_spawned agent  the agent started a new generation of workers
 worker_start   worker  a worker process started (logged before ``import torch``)

@@ -28,7 +28,11 @@ nodes (notebook 11, ``FAULTLAB_GEN_FROM=round``) agents restart different number
 (a spare joins with a count of 0), so the generation is the rendezvous round instead: the
 wrapper of ``DynamicRendezvousHandler.next_rendezvous`` puts the round the node joined in
 the environment variables ``FAULTLAB_GEN`` and ``TIERS_GEN`` (the two-tier job's name), which
-the workers inherit and log.
+the workers inherit and log. In that mode the agent also logs the rendezvous's side of a node loss
+(:mod:`course_lib.nodelab.phases` reads them): ``rdzv_enter`` when it calls ``next_rendezvous`` (for a
+new node: its start-up is over), ``rdzv_joined`` (``round``) when that returns (the round formed with
+it), and ``rdzv_dead`` (``dead``: the addresses) when its copy of the rendezvous state drops nodes
+whose heartbeat expired (``keep_alive_interval`` x ``keep_alive_max_attempt`` without one).
 """
 from __future__ import annotations
 
@@ -175,9 +179,24 @@ def _instrument_round(log: EventLog) -> None:
 
         executor._add_to_redundancy_list = _add_to_redundancy_list
 
+    holder = getattr(dr, "_BackendRendezvousStateHolder", None)
+    orig_sanitize = getattr(holder, "_sanitize", None)
+    if orig_sanitize is not None:
+        def _sanitize(self, *args, **kwargs):
+            out = orig_sanitize(self, *args, **kwargs)
+            dead = getattr(self, "_dead_nodes", None)
+            if dead:  # nodes whose last heartbeat is older than the keep-alive's limit: declared dead now
+                log("rdzv_dead", dead=[str(getattr(n, "addr", n)) for n in dead], round=self._state.round)
+            return out
+
+        holder._sanitize = _sanitize
+
     def next_rendezvous(self, *args, **kwargs):
+        log("rdzv_enter")
         out = orig(self, *args, **kwargs)
-        os.environ["FAULTLAB_GEN"] = os.environ["TIERS_GEN"] = str(self._state_holder.state.round)
+        joined = self._state_holder.state.round
+        os.environ["FAULTLAB_GEN"] = os.environ["TIERS_GEN"] = str(joined)
+        log("rdzv_joined", round=joined)
         return out
 
     DynamicRendezvousHandler.next_rendezvous = next_rendezvous

@@ -48,13 +48,17 @@ from pathlib import Path
 
 from .._validate import check_positive
 from ..faultlab.lab import JOB_SCRIPT, RestartResult, finish, write_job_config
-from ..labkit import Lab, LabError, events_of, waiting_nodes
+from ..labkit import EventLog, Lab, LabError, events_of, waiting_nodes
 from .net import IFACE, SWITCH_ADDR, LabNetwork, net_admin_missing
 from .spec import NODE_FAILURE_KINDS, NodeLabConfig
 from .tierlab import HOLDER_SCRIPT, TierLabConfig, TierResult, tier_result
 from .tierlab import JOB_SCRIPT as TIERS_JOB_SCRIPT
 
 __all__ = ["NodeLabUnavailable", "run_nodelab", "run_tier_nodelab"]
+
+
+#: The rank of the events the lab itself logs (agents log -1, the rendezvous server -2).
+LAB_RANK = -3
 
 
 class NodeLabUnavailable(LabError):
@@ -131,6 +135,8 @@ class _Cluster:
         )
         self.net = net = LabNetwork()
         lab.on_close(net.close)
+        self.log = EventLog(lab.events_path, rank=LAB_RANK)  # the lab's own events (node_start)
+        lab.on_close(self.log.close)
         net.__enter__()
         (lab.run_dir / "netns-tag").write_text(net.tag)  # every namespace of this run starts with it
         self.agents: dict[str, object] = {}
@@ -163,8 +169,12 @@ class _Cluster:
         return name
 
     def start_node(self, **env) -> str:
-        """A new node (namespace, link, address) and its agent; returns its name."""
-        return self.start_agent(self.net.add_node(), **env)
+        """A new node (namespace, link, address) and its agent; returns its name. Logs ``node_start``
+        (rank :data:`LAB_RANK`, the node's name) at the moment the lab begins to bring it up."""
+        t0 = time.time()
+        i = self.net.add_node()
+        self.log("node_start", t=t0, node=f"n{i}")
+        return self.start_agent(i, **env)
 
     def kill_node(self, name: str) -> None:
         """Every process of node ``name`` SIGKILLed at once (agent, workers, memory)."""
@@ -182,7 +192,8 @@ def _run_on_nodes(lab: Lab, job: _Job) -> float:
         start_node()
     spares: list[str] = []
     acted: set[int] = set()  # failures whose node the lab has killed
-    to_replace: list[dict] = []  # losses no spare absorbs, waiting for the job's notice
+    spares_left = job.spares  # waiting spares not yet used up by a loss
+    to_replace: list[tuple[dict, int]] = []  # (loss, nodes no spare takes), waiting for the job's notice
     due: list[float] = []  # start times of replacement nodes
     lost: set[str] = set()
     t_done = None
@@ -202,13 +213,18 @@ def _run_on_nodes(lab: Lab, job: _Job) -> float:
             if e["kind"] != "link_cut":  # the whole host goes at once: agent, workers, memory
                 for name in names:
                     net.kill_node(int(name[1:]))
-            if not job.absorbed[e["failure"]]:
-                to_replace.append(e)
-        for e in list(to_replace):  # the scheduler learns of a lost node from the job noticing it
+            # a spare takes one lost node's place; a loss of more nodes than the spares left (a node and its
+            # buddy) needs fresh nodes for the rest
+            taken = min(spares_left, 1) if job.absorbed[e["failure"]] else 0  # one spare waits at a time
+            spares_left -= taken
+            if len(names) > taken:
+                to_replace.append((e, len(names) - taken))
+        for item in list(to_replace):  # the scheduler learns of a lost node from the job noticing it
+            e, n_fresh = item
             noticed = next((n for n in events_of(events, "agent_noticed") if n["t"] >= e["t"]), None)
             if noticed is not None:
-                to_replace.remove(e)
-                due.extend(noticed["t"] + job.replace_delay_s for _ in (e.get("nodes") or [e["node"]]))
+                to_replace.remove(item)
+                due.extend(noticed["t"] + job.replace_delay_s for _ in range(n_fresh))
         now = time.time()
         for t in [t for t in due if t <= now]:
             due.remove(t)

@@ -135,9 +135,9 @@ def main(argv=None) -> int:
                 ckpt.wait()  # every rank's newest snapshot is replicated: the copies that exist are known
                 if mine.get("wait_for_spare"):  # no collective is pending while every rank waits
                     log("spare_awaited", step=step)
-                    while (state := spare_state(read_events(cfg["events"]), time.time())) is None:
+                    while (ready := spare_state(read_events(cfg["events"]), time.time())) is None:  # not `state`: that is the model
                         time.sleep(0.05)
-                    log("spare_ready", step=step, state=state)
+                    log("spare_ready", step=step, state=ready)
                 dist.barrier()
                 if node == mine["nodes"][0]:
                     log("inject", kind=mine["kind"], failure=index, step=step, progress=step - 1, nodes=mine["nodes"])
