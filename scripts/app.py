@@ -22,6 +22,8 @@ test drives is what the classroom gets.
   connected to it and it has been idle ``--cull-idle-s`` seconds (checked every ``--cull-every-s``),
   so a class that reloads the page does not pile kernels up until the server stops. A page still
   rendering is safe: its kernel is busy while Voila executes a cell, and every message it sends counts as activity.
+- Voila starts through scripts/app_voila.py, which makes nbclient's wait for a cell's reply read a
+  reply whose wakeup was lost (a page otherwise waits for ever and its idle kernel is culled: "Kernel died").
 - The server's log lines carry their time (``[Voila 05:09:41.739] Kernel started: ...``), so a kernel's
   start, cull or death can be read against a page's own timeline.
 """
@@ -39,6 +41,8 @@ DASHBOARDS = ("notebooks/floor-dashboard.ipynb", "notebooks/08-the-floor.ipynb",
 #: The app's Voila template (a Jupyter data folder: voila/templates/course).
 TEMPLATE_ROOT = REPO / "scripts" / "app_share"
 TEMPLATE = "course"
+#: Starts Voila after making a wait on a kernel channel with no timeout catch a lost wakeup (see its docstring).
+LAUNCHER = REPO / "scripts" / "app_voila.py"
 MODES = ("lesson", "present")
 CULL_IDLE_S = 120  # a kernel no page is connected to is shut down after this many idle seconds
 CULL_EVERY_S = 30  # how often the kernel manager looks
@@ -57,9 +61,8 @@ def voila_command(notebook: Path, port: int, token: str | None = None, cull_idle
     """The voila command line serving ``notebook`` on 127.0.0.1:``port``, sources stripped, idle kernels culled."""
     if cull_idle_s < 1 or cull_every_s < 1:
         raise ValueError(f"cull_idle_s and cull_every_s must be >= 1 s (got {cull_idle_s}, {cull_every_s})")
-    voila = Path(sys.executable).with_name("voila")
     cmd = [
-        str(voila) if voila.exists() else "voila",
+        sys.executable, str(LAUNCHER),  # Voila, with one fix to a kernel channel's wait (its docstring says why)
         "--no-browser",
         "--strip_sources=True",
         "--Voila.ip=127.0.0.1",
