@@ -318,3 +318,16 @@ def test_the_lemon_lever_says_removal_bought_nothing_where_the_trace_measured_no
     assert "so removal bought nothing and the lever's factor is clamped at x 1.00" in lemon.description
     assert lemon.factor == 1.0
     assert lv._s(0.15 / 60) == "0.15 s" and lv._s(0.099 / 60) == "99 ms"
+
+
+def test_the_chosen_interval_is_the_day_models_minimum_found_numerically():
+    from scipy.optimize import minimize_scalar
+
+    s = Scenario()
+    b = baseline_budget(s)
+    snap = lv.in_memory_checkpoint(b, s.snapshot_cost_min, s.step_min)
+    days = [lv.checkpoint_at_optimum(b, s.write_cost_min), snap] + [lever(snap) for lever in lv.default_levers(s)[:3]]
+    for day in days:
+        best = minimize_scalar(lambda tau: dataclasses.replace(day, interval_min=tau).minutes_per_day,
+                               bounds=(day.interval_bound_min, 30.0), method="bounded", options={"xatol": 1e-10})
+        assert day.interval_min == pytest.approx(best.x, rel=1e-5)  # a wrong fixed cost moves it by 7e-4

@@ -328,3 +328,11 @@ def test_the_resolution_record_is_not_part_of_a_scenarios_identity():
     explicit = Scenario(shard_gb=s.shard_gb)  # the same number, given rather than computed
     assert explicit == s and "shard_gb" in explicit.given and "shard_gb" not in s.given
     assert Scenario.from_namespace({"n_gpus": 8192, "unrelated": 1}).n_gpus == 8192
+
+
+def test_new_minutes_with_a_new_interval_resplit_the_remainder():
+    s = Scenario()
+    both = s.replace(minutes_per_restart=20, checkpoint_interval_min=12)  # both given: the reschedule is what 20 leaves
+    rewind = 12 / 2 + s.modes.share("sdc") * 60
+    assert both.minutes_per_restart == 20
+    assert both.reschedule_min == pytest.approx(20 - s.detect_min - s.reload_min - rewind, rel=1e-12)
