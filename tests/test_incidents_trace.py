@@ -204,6 +204,7 @@ def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes():
     from scipy import stats
 
     intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
+    assert fleet.n_nodes == 400
     per_node_day = len(intr) / (400 * intr.days)  # interruptions per server-day, the zero-fault servers counted
     mean_repair = an.repair_times(intr).mean_days
     for gpus, nodes in ((4096, 512), (4100, 513)):  # a part-filled server is a whole server: ceil(4100 / 8) = 513
