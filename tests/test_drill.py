@@ -190,3 +190,122 @@ def test_the_spare_verdict_is_follow_up_5s_with_its_break_even(n_gpus):
     assert ("so keep it" in a.text) == v.pulled and ("do not keep one here" in a.text) == (not v.pulled)
     if not v.pulled:  # the sentence gives the break-even and where the question's reschedule sits against it
         assert f"exceeds {v.break_even_min:.2f} min" in a.text and v.reschedule_min < v.break_even_min
+
+
+# ---------------------------------------------------------------- the numbers inside the answers, by another route (issue 29)
+def _after(text: str, prefix: str) -> float:
+    """The number printed right after ``prefix`` in ``text`` (a follow-up's answer)."""
+    m = re.search(re.escape(prefix) + r"\s*\**(-?[0-9][0-9,]*(?:\.[0-9]+)?)", text)
+    assert m, f"{prefix!r} not in the answer"
+    return float(m.group(1).replace(",", ""))
+
+
+def test_the_loop_guards_cap_is_nvrxs_default():
+    from course_lib.data import sourced
+
+    assert drill.LOOP_RESTARTS_CAP == sourced("restart_ranges.csv", "key")["nvrx_max_no_progress_restarts"].value == 3
+
+
+def test_ask_numbers_a_follow_up_as_the_drill_does_and_answers_at_the_given_scenario():
+    keys = list(drill.REGISTRY)
+    assert drill.ask(keys[0]).number == 1 and drill.ask(keys[-1]).number == len(keys)
+    assert [drill.ask(k).number for k in keys[:3]] == [1, 2, 3]
+    assert "16,384 GPUs" in drill.ask("hot_spare", OTHER).question and "4,096 GPUs" in drill.ask("hot_spare").question
+
+
+def test_records_are_frozen_and_compare_by_content_not_by_builder_or_typed_answer():
+    import dataclasses as dc
+
+    fu = drill.REGISTRY["floor"]
+    shown = drill.ask("floor")
+    for record, name in ((fu, "key"), (shown, "answer"), (drill.reveal("q", "a"), "prompt")):
+        with pytest.raises(dc.FrozenInstanceError):
+            setattr(record, name, "x")
+    assert drill.FollowUp(fu.key, fu.notebook, lambda c: ("?", "!")) == fu  # the builder is not the follow-up's identity
+    assert drill.ask("floor", answered="the hang timeout") == shown  # nor is the candidate's typed answer
+
+
+def test_the_candidates_answer_is_quoted_line_by_line_escaped_and_the_model_answer_opened():
+    md = drill.ask("floor", answered="first <b>line</b>\nsecond").drill_markdown()
+    assert "> first &lt;b&gt;line&lt;/b&gt;\n> second" in md and '<details class="course-answer" open>' in md
+    assert drill.COMPARE in md and drill.ANSWER_FIRST not in md
+    folded = drill.ask("floor", answered="   ").drill_markdown()  # blank: nothing committed, still folded
+    assert drill.ANSWER_FIRST in folded and " open>" not in folded and "Your answer" not in folded
+
+
+def test_minutes_read_aloud_switch_units_at_a_tenth_of_a_second_and_at_ten_minutes():
+    assert drill._s(0.099 / 60) == "99 ms" and drill._s(0.1 / 60) == "0.1 s"
+    assert drill._s(599 / 60) == "599 s" and drill._s(10.0) == "10 min" and drill._s(600.5 / 60) == "10 min"
+
+
+def test_largest_first_lists_every_stage_that_costs_something_and_they_add_up():
+    s = Scenario().replace(reload_min=0.0, sdc_latency_min=10.0)  # one stage free, one below a minute a day
+    b = answer(s, spread_draws=0).baseline
+    text = drill.ask("largest_first", s).answer
+    listed = re.search(r"min: (.*?) min by stage", text).group(1)
+    parts = {k: float(v) for k, v in (x.rsplit(" ", 1) for x in listed.split(", "))}
+    assert "reload" not in parts and 0 < parts["latency"] < 1  # nothing for a stage that costs nothing
+    assert list(parts.values()) == sorted(parts.values(), reverse=True)
+    assert sum(parts.values()) == pytest.approx(b.minutes_per_day, abs=0.05 * len(parts))  # printed to 0.1
+    assert _after(text, "Per day the baseline loses") == pytest.approx(b.minutes_per_day, abs=0.05)
+
+
+def test_a_false_kill_costs_a_crashs_restart_after_the_levers():
+    s = Scenario()
+    a = answer(s, spread_draws=0)
+    assert not a.spare.pulled  # so the crash reschedules the question's way
+    # by hand: the launcher's poll, the reschedule the 15 minutes leave, the reload from memory, half the new interval
+    by_hand = s.modes.launcher_poll_min + s.reschedule_min + s.reload_after_min + a.interval_after_min / 2
+    assert _after(drill.ask("detection_and_hangs", s).answer, "a crash's restart of about") == pytest.approx(by_hand, abs=0.005)
+
+
+def test_a_lost_host_with_a_buddy_costs_its_heartbeat_restart_reload_and_half_a_step():
+    s = Scenario()
+    assert s.modes.peer_copy and not answer(s, spread_draws=0).spare.pulled
+    by_hand = s.modes.host_heartbeat_min + s.reschedule_min + s.reload_after_min + s.step_min / 2  # 30 s + 2.79 + 22 ms + 11 s
+    text = drill.ask("correlated_failures", s).answer
+    assert _after(text, "against") == pytest.approx(by_hand, abs=0.005) == pytest.approx(3.47, abs=0.005)
+
+
+def test_bad_days_use_the_next_whole_count_and_the_poisson_tail():
+    from scipy import stats
+
+    s = Scenario().replace(failures_per_day=2.3)  # twice the rate is 4.6: a bad day has 5 failures or more
+    text = drill.ask("how_sure", s).answer
+    assert "days have 5 or more" in text
+    assert _after(text, "failures a day,") == pytest.approx(100 * stats.poisson.sf(4, 2.3), abs=0.5)
+
+
+def test_a_count_that_rounds_to_zero_gets_the_zero_event_interval():
+    s = Scenario().replace(failures_per_day=0.01)  # 0.3 failures in a month: round to 0 events
+    text = drill.ask("how_sure", s).answer
+    # Garwood's interval for 0 events at 95 %: 0 to -ln(0.025) = 3.689 (1 event would give 0.025 to 5.57)
+    assert "interval is 0.0 to 3.7:" in text
+
+
+def test_a_cheaper_snapshot_is_ten_times_cheaper_where_the_snapshot_sets_the_hang_timeout():
+    s = Scenario().replace(snapshot_cost_min=1.0)  # a minute-long snapshot: the longest gap, so the timeout's base
+    assert s.snapshot_cost_min > s.step_min
+    cheap = answer(s.replace(snapshot_cost_min=0.1), spread_draws=0).after.floor_minutes_per_day
+    dearer = answer(s.replace(snapshot_cost_min=10.0), spread_draws=0).after.floor_minutes_per_day
+    assert dearer > cheap + 1  # the two directions differ here
+    assert _after(drill.ask("floor", s).answer, "cheaper leaves the floor at") == pytest.approx(cheap, abs=0.005)
+
+
+def test_the_longest_copy_sets_the_interval_only_when_the_optimum_lies_below_it():
+    s = Scenario().replace(write_cost_min=2.0)  # a 2-minute persist copy: above the snapshot's optimum (0.72 min)
+    text = drill.ask("checkpoint_every_step", s).answer
+    assert "the persist copy is the longest bound and sets the interval." in text
+    assert _after(text, "the optimum is") == 2.0 and _after(text, "min,") == pytest.approx(2.0 / s.step_min, abs=0.05)
+    default = drill.ask("checkpoint_every_step").answer
+    assert "the step is the longest bound, but the optimum lies above it." in default
+
+
+def test_a_slow_reload_from_memory_is_inside_the_crash_and_host_restarts():
+    s = Scenario().replace(reload_after_min=1.0)  # a minute to reload from memory: big enough to print
+    a = answer(s, spread_draws=0)
+    assert not a.spare.pulled and "reload from memory" in a.order
+    crash = s.modes.launcher_poll_min + s.reschedule_min + 1.0 + a.interval_after_min / 2
+    assert _after(drill.ask("detection_and_hangs", s).answer, "a crash's restart of about") == pytest.approx(crash, abs=0.005)
+    host = s.modes.host_heartbeat_min + s.reschedule_min + 1.0 + s.step_min / 2
+    assert _after(drill.ask("correlated_failures", s).answer, "against") == pytest.approx(host, abs=0.005)

@@ -208,3 +208,77 @@ def test_the_interval_widened_for_overdispersion_covers_bursty_logs():
     est = an.rate(calm, FLEET)
     assert an.overdispersed_interval(est, 1.0) == pytest.approx((est.low, est.high))
     assert an.overdispersed_interval(est, 0.5) == pytest.approx((est.low, est.high))  # no credit for under-dispersion
+
+
+# ---------------------------------------------------------------- issue 29: the estimators' edges and defaults by hand
+def test_exact_intervals_are_the_beta_quantiles_at_95_percent():
+    lo, hi = an.clopper_pearson(3, 20)
+    assert (lo, hi) == pytest.approx((stats.beta.ppf(0.025, 3, 18), stats.beta.ppf(0.975, 4, 17)), rel=1e-9)
+    assert an.clopper_pearson(1, 1)[1] == 1.0
+    with pytest.raises(ValueError, match="n must be an integer >= 1"):
+        an.clopper_pearson(0, 0)
+    (a, b) = an.shares(["x", "x", "y"])
+    assert (a.name, a.count, a.share) == ("x", 2, pytest.approx(2 / 3)) and (a.low, a.high) == pytest.approx(an.clopper_pearson(2, 3))
+    assert b.name == "y"
+    with pytest.raises(ValueError, match="labels must hold at least one"):
+        an.shares([])
+
+
+def test_node_counts_and_rate_take_exactly_the_fleet():
+    log, _truth = synthetic_log(1, n_nodes=20, days=30.0, rate_per_node_day=0.2)
+    seen = len(np.unique(log.node))
+    assert an.node_counts(log, seen).size == seen and an.node_counts(log, seen).sum() == len(log)
+    with pytest.raises(ValueError, match="n_nodes must be >="):
+        an.node_counts(log, seen - 1)
+    assert an.rate(log, an.Fleet(seen, 8)).count == len(log)
+    with pytest.raises(ValueError, match="fleet.n_nodes must be >="):
+        an.rate(log, an.Fleet(seen - 1, 8))
+
+
+def test_dispersion_by_hand_and_its_bad_inputs():
+    x = np.array([0, 1, 1, 2, 6, 0, 0, 3])
+    m = x.mean()
+    d = ((x - m) ** 2).sum() / m
+    got = an.dispersion_test(x)
+    assert got.statistic == pytest.approx(d) and got.p_value == pytest.approx(stats.chi2.sf(d, x.size - 1), rel=1e-12)
+    for bad in ([[1, 2], [3, 4]], [1], [1, -1], [1, float("nan")]):
+        with pytest.raises(ValueError, match="counts must be a 1-D array"):
+            an.dispersion_test(bad)
+    with pytest.raises(ValueError, match="counts must not all be zero"):
+        an.dispersion_test([0, 0, 0])
+
+
+def test_negative_binomial_fit_edges_by_hand():
+    equal = an.fit_negative_binomial([2, 2, 2, 2, 2])  # no spread at all: no better than Poisson, identical nodes
+    assert math.isinf(equal.shape) and equal.zero_expected == pytest.approx(5 * math.exp(-2.0))
+    counts = np.array([0] * 60 + [1] * 20 + [2] * 8 + [6] * 6 + [12] * 6)
+    fit = an.fit_negative_binomial(counts)
+    assert math.isfinite(fit.shape) and fit.shape_low < fit.shape < fit.shape_high
+    x, mult = np.unique(counts, return_counts=True)
+    drop = stats.chi2.ppf(0.95, 1) / 2  # the profile likelihood's 95 % drop: 1.92
+    for k in (fit.shape_low, fit.shape_high):
+        assert an._nb_loglik(x.astype(float), mult.astype(float), k, fit.mean) == pytest.approx(fit.loglik - drop, abs=1e-6)
+    p0 = (fit.shape / (fit.shape + fit.mean)) ** fit.shape  # the gamma-Poisson's P(0)
+    assert fit.zero_expected == pytest.approx(counts.size * p0, rel=1e-9)
+    for bad in ([[1, 2]], [3], [1, -1]):
+        with pytest.raises(ValueError, match="counts must be a 1-D array"):
+            an.fit_negative_binomial(bad)
+    with pytest.raises(ValueError, match="counts must not all be zero"):
+        an.fit_negative_binomial([0, 0])
+
+
+def test_worst_shares_need_an_incident_and_the_lemon_threshold_by_hand():
+    with pytest.raises(ValueError, match="counts must hold at least one incident"):
+        an.worst_node_shares([0, 0, 0])
+    with pytest.raises(ValueError, match="counts must hold at least one incident"):
+        an.worst_node_shares([])
+    # P(X >= k) for Poisson(0.5): k=3 1.4 %, k=4 0.18 %: the 1 % rule gives 4; a 2 % rule would give 3
+    assert an.lemon_threshold(0.5) == 4 and an.lemon_threshold(0.5, 0.02) == 3
+    assert an.lemon_threshold(0.01) == 2  # never below 2: one incident is not a lemon
+
+
+def test_top_share_of_a_large_poisson_fleet_by_quadrature():
+    m, f = 2.0, 0.05
+    u = (np.arange(200_000) + 0.5) / 200_000  # the top f of the quantile function, integrated
+    top = stats.poisson.ppf(u[u > 1 - f], m).sum() / u.size
+    assert an.top_share_limit(stats.poisson(m), m, f) == pytest.approx(top / m, abs=2e-4)

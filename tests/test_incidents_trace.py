@@ -187,3 +187,30 @@ def test_the_incident_maths_loads_no_screen_and_no_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = {m.split(".")[0] for m in json.loads(out)}
     assert not loaded & {"matplotlib", "ipywidgets", "torch"}
+
+
+# ---------------------------------------------------------------- issue 29: the trace's measured numbers at their defaults
+def test_the_trace_functions_defaults_are_the_documented_ones():
+    intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
+    assert (fleet.n_nodes, fleet.gpus_per_node) == (400, 8)  # the README's 400 servers x the course's 8 GPUs
+    assert inc.trace_lemon_removal() == an.lemon_removal(intr, 400, 0.5)  # lemons chosen on the first half
+    assert inc.trace_repeat_fault_share() == an.repeat_fault_share(intr, 400, 7.0)  # within a week
+    assert inc.trace_repeat_fault_share(within_days=None) == an.repeat_fault_share(intr, 400, None)
+    assert inc.trace_path().name == "infinitehbd_fault_trace.json" and inc.trace_path(data.DATA_DIR) == inc.trace_path()
+    assert len(inc.load_trace(data.DATA_DIR)) == len(inc.load_trace()) >= len(intr)
+
+
+def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes():
+    from scipy import stats
+
+    intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
+    assert fleet.n_nodes == 400
+    per_node_day = len(intr) / (400 * intr.days)  # interruptions per server-day, the zero-fault servers counted
+    mean_repair = an.repair_times(intr).mean_days
+    for gpus, nodes in ((4096, 512), (4100, 513)):  # a part-filled server is a whole server: ceil(4100 / 8) = 513
+        pool = inc.trace_spare_pool(gpus)
+        assert pool.poisson == int(stats.poisson.ppf(0.99, per_node_day * nodes * mean_repair)) + 1
+        assert pool.replay == an.replay_spares(intr, nodes, 400, 0.99)[0]
+        assert pool == (pool.poisson, pool.replay)
+    assert inc.trace_spare_pool() == inc.trace_spare_pool(4096, 0.99)
+    assert inc.trace_spare_pool(4096, 0.5).poisson < inc.trace_spare_pool(4096, 0.999).poisson

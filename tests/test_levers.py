@@ -167,3 +167,167 @@ def test_levers_work_on_arrays_of_draws():
         assert np.shape(out.loss_fraction) == (3,)
         assert np.all(out.loss_fraction <= b.loss_fraction + 1e-15) or lever.stage == "reschedule"
     assert np.allclose(iv.best_interval(np.array([1e-3, 1e-2]), 720.0), [iv.best_interval(1e-3, 720.0), iv.best_interval(1e-2, 720.0)])
+
+
+# ---------------------------------------------------------------- issue 29: each lever's number by another route
+def test_a_lever_is_a_frozen_record_that_needs_a_callable():
+    lever = lv.default_levers(Scenario())[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lever.name = "x"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="function must be callable"):
+        lv.Lever("x", "detect", "d", "s", 3)
+    with pytest.raises(ValueError, match="stage"):
+        lv.Lever("x", "lunch", "d", "s", lambda b: b)
+
+
+def test_the_durable_checkpoint_at_its_optimum_is_the_persisted_one():
+    s = Scenario()
+    b = baseline_budget(s)
+    out = lv.checkpoint_at_optimum(b, s.write_cost_min)  # not in memory: the new checkpoint is the persisted one
+    assert out.persisted_interval_min is None and out.interval_bound_min == s.step_min  # no bound given: one step
+    assert out.rewind_by_mode()["sdc"] == pytest.approx(out.interval_min / 2 + s.modes.sdc_latency_min)
+    # Young's first order with every failure restoring it: sqrt(2 delta M)
+    assert out.interval_min == pytest.approx(math.sqrt(2 * s.write_cost_min * b.mtbf_min), rel=0.05)
+    for tau in (out.interval_min * 0.9, out.interval_min * 1.1):
+        assert dataclasses.replace(out, interval_min=tau).minutes_per_day >= out.minutes_per_day
+
+
+def test_the_interval_is_never_below_a_step_nor_the_bound_given():
+    s = Scenario()
+    b = baseline_budget(s)
+    free = lv.checkpoint_at_optimum(b, 1e-7)  # Young alone would give sqrt(2e-7 x 720) = 0.017 min, below a step
+    assert math.sqrt(2e-7 * b.mtbf_min) < s.step_min and free.interval_min == pytest.approx(s.step_min, rel=1e-12)
+    bound = lv.in_memory_checkpoint(b, s.snapshot_cost_min, min_interval_min=2.0)  # a bound above the optimum binds
+    assert bound.interval_min == pytest.approx(2.0, rel=1e-12) and bound.interval_bound_min == 2.0
+
+
+def test_a_second_in_memory_checkpoint_keeps_the_first_persisted_interval():
+    s = Scenario()
+    once = lv.in_memory_checkpoint(baseline_budget(s), s.snapshot_cost_min)
+    twice = lv.in_memory_checkpoint(once, s.snapshot_cost_min)
+    assert once.interval_min < s.checkpoint_interval_min
+    assert twice.persisted_interval_min == once.persisted_interval_min == s.checkpoint_interval_min
+
+
+def test_every_lever_reoptimises_an_optimised_interval():
+    s = Scenario()
+    b = baseline_budget(s)
+    snap = lv.in_memory_checkpoint(b, s.snapshot_cost_min, s.step_min)
+    levers = lv.default_levers(s)
+    for lever in levers[:3]:
+        out = lever(snap)
+        assert out.interval_bound_min == snap.interval_bound_min
+        for tau in (out.interval_min * 0.95, out.interval_min * 1.05):  # any other interval above the bound loses more
+            assert dataclasses.replace(out, interval_min=tau).minutes_per_day > out.minutes_per_day
+    # faster detection moves the MTBF-independent cost, not the failures: the first-order optimum stays put
+    share = 1 - s.modes.share("sdc")
+    assert levers[0](snap).interval_min == pytest.approx(math.sqrt(2 * s.snapshot_cost_min * b.mtbf_min / share), rel=0.02)
+
+
+def test_idle_share_is_the_spares_share_of_the_gpus_paid_for():
+    assert lv.idle_share(8, 4096) == pytest.approx(8 / 4104, rel=1e-15)
+    assert lv.idle_share(8, 4096, pooled=True) == 0.0 and lv.idle_share(0, 4096) == 0.0
+    with pytest.raises(ValueError, match="job_gpus"):
+        lv.idle_share(8, 0)
+
+
+def test_stage_levers_take_a_target_per_draw():
+    s = Scenario().replace(peer_copy=False)
+    b = baseline_budget(s)
+    targets = np.array([0.001, 10.0])  # one draw below today's reload, one above
+    by = {m.mode: m for m in lv.reload_from_memory(b, targets).modes}
+    assert np.array_equal(by["crash"].reload, [0.001, s.reload_min])  # never slower than now
+    assert by["sdc"].reload == s.reload_min  # the persisted modes read storage whatever the draw
+    one = {m.mode: m for m in lv.reload_from_memory(b, 0.001).modes}
+    assert type(one["crash"].reload) is float  # a scalar stays a plain number
+
+
+def test_lever_descriptions_state_the_binding_gap_and_bound():
+    s = Scenario()
+    detect, _, _, snap = lv.default_levers(s)
+    step_s = f"{60 * s.step_min:.3g} s"  # 22.1 s: the step is the longest gap and the interval's bound here
+    assert s.step_min > s.snapshot_cost_min and f"the longest gap, {step_s};" in detect.description
+    assert f"never below {step_s} (a step)" in snap.description
+    slow = Scenario().replace(write_cost_min=2.0, snapshot_cost_min=0.5)  # a 30 s snapshot, a 120 s persist copy
+    detect, _, _, snap = lv.default_levers(slow)
+    assert "the longest gap, 30 s;" in detect.description and "never below 120 s (the persist copy)" in snap.description
+    persist = Scenario().replace(write_cost_min=2.0)  # the persist copy alone above the snapshot's optimum: it binds
+    assert lv.default_levers(persist)[3](baseline_budget(persist)).interval_min == pytest.approx(2.0, rel=1e-12)
+    assert lv._s(0.5) == "30 s" and lv._s(0.1 / 60) == "0.1 s" and lv._s(0.05 / 60) == "50 ms"
+
+
+def test_all_levers_day_has_every_stage_lever_pulled():
+    s = Scenario()
+    day = lv.all_levers_day(s)
+    after = s.detect_after_by_mode
+    for m in day.modes:
+        assert m.detect == pytest.approx(after[m.mode]) and m.reschedule == pytest.approx(s.reschedule_after_min)
+        assert m.reload == pytest.approx(s.reload_min if m.persisted else s.reload_after_min)
+    assert day.write_cost_min == s.snapshot_cost_min and day.persisted_interval_min == s.checkpoint_interval_min
+    assert day.idle_share == pytest.approx(lv.idle_share(s.modes.spare_gpus, s.n_gpus))
+
+
+def test_levers_built_twice_are_equal_and_ties_keep_the_input_order():
+    s = Scenario()
+    assert lv.default_levers(s) == lv.default_levers(s)  # the function (a new partial each time) is not compared
+    b = baseline_budget(s)
+    first = lv.default_levers(s)[0]
+    twin = lv.Lever("the same lever again", first.stage, first.description, first.source, first.function)
+    pulled, left = lv.order_by_saving(b, [first, twin])
+    assert [x.name for x in pulled] == [first.name] and [x.name for x, _ in left] == [twin.name]
+    assert left[0][1] == pytest.approx(0.0, abs=1e-12)  # once pulled, the same lever saves nothing more
+    pulled, _ = lv.order_by_saving(b, [twin, first])
+    assert pulled[0].name == twin.name
+
+
+def test_a_waterfall_step_saves_its_minutes_as_a_share_of_the_day():
+    s = Scenario()
+    steps = lv.waterfall(baseline_budget(s), lv.default_levers(s))
+    for step in steps:
+        assert step.saved_fraction_of_day == pytest.approx(step.saved_minutes_per_day / 1440, rel=1e-9)
+        assert step.saved_fraction_of_day > 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        steps[0].lever = None  # type: ignore[misc]
+
+
+def test_a_rate_lever_halving_the_failures_saves_half_the_restarts():
+    b = baseline_budget(Scenario())  # a given interval: kept, so only the writes move (a little more time trains)
+    half = lv.RateLever("half", 0.5, "d", "s")
+    assert half.saving(b) == pytest.approx(b.restart_minutes_per_day / 2, abs=0.1) and half.saving(b) < b.restart_minutes_per_day / 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        half.factor = 0.1  # type: ignore[misc]
+    for bad in (1.5, 1 + 1e-9):
+        with pytest.raises(ValueError, match="factor must be a finite number in"):
+            lv.RateLever("more", bad, "d", "s")
+    assert lv.RateLever("none", 1.0, "d", "s").saving(b) == 0.0
+
+
+def test_the_hot_spare_charges_each_draws_idle_share():
+    b = baseline_budget(Scenario())
+    shares = np.array([0.001, 0.01])
+    out = lv.hot_spare_restart(b, 2.5, idle_share=shares)
+    assert np.array_equal(out.idle_share, shares)  # never below the day's own (0 at the baseline)
+    assert lv.hot_spare_restart(b, 2.5, idle_share=0.002).idle_share == 0.002
+    assert lv.idle_share(1, 4096) == pytest.approx(1 / 4097, rel=1e-15)
+
+
+def test_the_lemon_lever_says_removal_bought_nothing_where_the_trace_measured_no_gain():
+    m = lv.measured_lemon_removal()
+    assert m.factor > 1 and not m.gained  # x 1.02 out of sample: the second half's rate did not fall
+    lemon = lv.rate_levers(Scenario())[0]
+    assert "so removal bought nothing and the lever's factor is clamped at x 1.00" in lemon.description
+    assert lemon.factor == 1.0
+    assert lv._s(0.15 / 60) == "0.15 s" and lv._s(0.099 / 60) == "99 ms"
+
+
+def test_the_chosen_interval_is_the_day_models_minimum_found_numerically():
+    from scipy.optimize import minimize_scalar
+
+    s = Scenario()
+    b = baseline_budget(s)
+    snap = lv.in_memory_checkpoint(b, s.snapshot_cost_min, s.step_min)
+    days = [lv.checkpoint_at_optimum(b, s.write_cost_min), snap] + [lever(snap) for lever in lv.default_levers(s)[:3]]
+    for day in days:
+        best = minimize_scalar(lambda tau: dataclasses.replace(day, interval_min=tau).minutes_per_day,
+                               bounds=(day.interval_bound_min, 30.0), method="bounded", options={"xatol": 1e-10})
+        assert day.interval_min == pytest.approx(best.x, rel=1e-5)  # a wrong fixed cost moves it by 7e-4

@@ -202,3 +202,137 @@ def test_the_documented_make_course_command_parses_into_scenario_parameters():
     got = run_course.parse_params(ns.param)
     assert got == {"n_gpus": 16384, "rate_per_gpu_day": 8.1e-4} and set(got) <= set(PARAMETERS)
     assert Scenario.from_params(**got).failures_per_day == pytest.approx(16384 * 8.1e-4)
+
+
+# ---------------------------------------------------------------- issue 29: each resolved value by hand, each check at its edge
+from course_lib.scenario import ModeInputs, ReplicaInputs, defaults  # noqa: E402
+
+
+def test_the_question_is_counted_over_an_assumed_month():
+    s = Scenario()
+    assert s.observed_days == 30.0 and s.observed_failures == pytest.approx(60.0, rel=1e-15)
+    assert s.replace(observed_days=7).observed_failures == pytest.approx(14.0, rel=1e-15)
+
+
+def test_defaults_are_a_fresh_copy_of_the_sourced_numbers():
+    d = defaults()
+    assert d["reload_min"] == pytest.approx(129.5 / 60) and d["replica_gpus"] == 8 * 16  # ByteCheckpoint's 129.5 s; TP 8 x PP 16
+    d["reload_min"] = -1
+    assert defaults()["reload_min"] == pytest.approx(129.5 / 60)
+    # the torchft lab's medians x the scale factor 10, in minutes (data/replica_lab.csv: 1.13 s and 8.43 s)
+    assert Scenario().replicas.stall_min == pytest.approx(1.13 * 10 / 60) and Scenario().replicas.rejoin_min == pytest.approx(8.43 * 10 / 60)
+    m = ModeInputs()
+    assert m.peer_copy is True and m.spares_pooled is False and m.replica_gpus == 128
+
+
+def test_copies_and_timeouts_resolve_by_hand():
+    s = Scenario()
+    gb = 405e9 * 12 / 4096 / 1e9
+    assert s.shard_bytes == pytest.approx(gb * 1e9, rel=1e-12)
+    assert s.write_cost_min == pytest.approx(gb / s.persist_gb_per_s / 60, rel=1e-12)
+    assert s.snapshot_cost_min == pytest.approx(gb / s.snapshot_gb_per_s / 60, rel=1e-12)
+    assert s.reload_after_min == pytest.approx(gb / s.restore_gb_per_s / 60, rel=1e-12)
+    assert s.step_min > s.snapshot_cost_min and s.hang_timeout_min == pytest.approx(5 * s.step_min, rel=1e-12)  # 5 x 22.1 s
+    slow = Scenario().replace(snapshot_cost_min=1.0)  # the snapshot is now the longest gap
+    assert slow.hang_timeout_min == pytest.approx(5.0, rel=1e-12)
+
+
+def test_detection_per_mode_by_hand():
+    s = Scenario()
+    poll = 0.1 / 60
+    assert s.detect_by_mode == pytest.approx({"crash": poll, "hang": 10 + poll, "host_loss": 2.5, "sdc": poll})
+    tuned = s.hang_timeout_min + 5 / 60 / 2 + poll  # the timeout, half a rank-monitor period, the launcher's poll
+    assert s.detect_after_by_mode == pytest.approx({"crash": poll, "hang": tuned, "host_loss": 0.5, "sdc": poll})
+    slow = Scenario().replace(host_heartbeat_min=3.0)  # a heartbeat slower than half the health check: never slower
+    assert slow.detect_after_by_mode["host_loss"] == 2.5
+    given = Scenario().replace(detect_min=1.0)
+    assert given.detect_by_mode == {k: 1.0 for k in ("crash", "hang", "host_loss", "sdc")}
+    shares = dict(zip(("crash", "hang", "host_loss", "sdc"), s.modes.shares))
+    assert s.detect_min == pytest.approx(sum(shares[k] * v for k, v in s.detect_by_mode.items()), rel=1e-12)
+
+
+def test_the_reschedule_is_what_the_15_minutes_leave():
+    s = Scenario()
+    rewind = 10 / 2 + s.modes.share("sdc") * 60  # half the interval, and the SDC share's hour past the corruption
+    assert s.mean_rewind_min == pytest.approx(rewind, rel=1e-12)
+    rest = s.detect_min + 129.5 / 60 + rewind
+    assert s.reschedule_min == pytest.approx(15 - rest, rel=1e-12)
+    edge = Scenario(minutes_per_restart=rest)  # exactly the other stages: a zero reschedule, not an error
+    assert edge.reschedule_min == 0.0
+    assert Scenario(minutes_per_restart=rest - 1e-10).reschedule_min == 0.0  # inside the tolerance: clamped at 0
+    with pytest.raises(ValueError, match="minutes_per_restart must be >= detect"):
+        Scenario(minutes_per_restart=rest - 1e-6)
+    with pytest.raises(ValueError, match="minutes_per_restart must be given"):
+        Scenario(minutes_per_restart=None)
+    with pytest.raises(ValueError, match="minutes_per_restart must equal"):
+        Scenario(reschedule_min=1.0, minutes_per_restart=15.0)
+    assert Scenario(reschedule_min=1.0, minutes_per_restart=None).minutes_per_restart == pytest.approx(rest + 1.0, rel=1e-12)
+
+
+def test_the_spares_reschedule_is_the_150_s_less_what_it_contains():
+    s = Scenario()
+    assert s.reschedule_after_min == pytest.approx(2.5 - 0.1 / 60 - s.reload_after_min, rel=1e-12)
+    assert Scenario().replace(restart_after_min=0.0).reschedule_after_min == 0.0  # never negative
+
+
+def test_replace_moves_the_minutes_per_restart_only_the_documented_ways():
+    s = Scenario()
+    longer = s.replace(minutes_per_restart=20)  # the observed minutes alone: the remainder grows
+    assert longer.minutes_per_restart == 20 and longer.reschedule_min == pytest.approx(s.reschedule_min + 5, rel=1e-12)
+    given = s.replace(reschedule_min=4.0)  # a stage given: the minutes become the sum
+    assert given.minutes_per_restart == pytest.approx(15 - s.reschedule_min + 4.0, rel=1e-12)
+    assert s.replace(n_gpus=8192).minutes_per_restart == 15
+
+
+def test_hang_share_edges():
+    s = Scenario()
+    assert s.replace(hang_share=1.0).modes.shares == (0.0, 1.0, 0.0, 0.0)
+    all_hang = s.replace(shares=(0.0, 1.0, 0.0, 0.0))
+    assert all_hang.replace(hang_share=1.0).modes.shares == (0.0, 1.0, 0.0, 0.0)  # nothing to rescale: kept, no 0/0
+    with pytest.raises(ValueError, match="shares and hang_share"):
+        s.replace(shares=(0.25, 0.25, 0.25, 0.25), hang_share=0.5)
+    with pytest.raises(ValueError, match="observed_failures must be >= 1"):
+        s.replace(observed_failures=0, observed_days=30)
+    assert s.replace(observed_failures=1, observed_days=30).rate_per_gpu_day == pytest.approx(1 / (4096 * 30))
+
+
+def test_field_checks_at_their_edges():
+    assert ModeInputs(shares=(1.0, 0.0, 0.0, 0.0)).share("crash") == 1.0  # a share of exactly 1 is allowed
+    for bad in ((0.5, 0.5), 3, (0.5, 0.5, 0.5, -0.5), (0.3, 0.3, 0.3, 0.3)):
+        with pytest.raises(ValueError, match="shares"):
+            ModeInputs(shares=bad)
+    assert ModeInputs(safety_factor=1).safety_factor == 1 and ModeInputs(safety_factor=1.5).safety_factor == 1.5
+    with pytest.raises(ValueError, match="safety_factor must be a finite number >= 1"):
+        ModeInputs(safety_factor=0.99)
+    with pytest.raises(ValueError, match="peer_copy must be True or False"):
+        ModeInputs(peer_copy="yes")
+    with pytest.raises(ValueError, match="modes must be a ModeInputs"):
+        Scenario(modes=3)
+    with pytest.raises(ValueError, match="replicas must be a ReplicaInputs"):
+        Scenario(replicas=3)
+    assert ReplicaInputs(stall_min=1.0, rejoin_min=1.0).rejoin_min == 1.0
+    with pytest.raises(ValueError, match="rejoin_min must be a finite number >= stall_min"):
+        ReplicaInputs(stall_min=2.0, rejoin_min=1.0)
+    s = Scenario()
+    with pytest.raises(ValueError, match="hang_timeout_min must be > the step"):
+        s.replace(hang_timeout_min=s.step_min)
+    assert s.replace(groups=32).replicas.groups == 32  # 4,096 / 128: one group per replica
+    with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 32\]"):
+        s.replace(groups=33)
+    with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 1\]"):
+        s.replace(n_gpus=128, groups=2)
+
+
+def test_the_resolution_record_is_not_part_of_a_scenarios_identity():
+    s = Scenario()
+    explicit = Scenario(shard_gb=s.shard_gb)  # the same number, given rather than computed
+    assert explicit == s and "shard_gb" in explicit.given and "shard_gb" not in s.given
+    assert Scenario.from_namespace({"n_gpus": 8192, "unrelated": 1}).n_gpus == 8192
+
+
+def test_new_minutes_with_a_new_interval_resplit_the_remainder():
+    s = Scenario()
+    both = s.replace(minutes_per_restart=20, checkpoint_interval_min=12)  # both given: the reschedule is what 20 leaves
+    rewind = 12 / 2 + s.modes.share("sdc") * 60
+    assert both.minutes_per_restart == 20
+    assert both.reschedule_min == pytest.approx(20 - s.detect_min - s.reload_min - rewind, rel=1e-12)
