@@ -369,9 +369,10 @@ def simulate_replica_floor(scenario, replica_inputs=None, mode_inputs=None, *, d
     Checks :func:`course_lib.floor.per_mode_groups` event by event on the all-levers day
     (:func:`course_lib.levers.all_levers_day`). In each of ``n_runs`` runs of ``days`` days, failures
     arrive as a Poisson process at the scenario's rate; each draws its mode from the shares; the periodic
-    parts are drawn, not averaged (the crash detection's launcher poll ``U(0, 2 poll)``, a hang's rank-monitor
-    check ``U(0, period)`` after its timeout; the step in flight ``U(0, step)``; an sdc's rewind to the
-    persisted checkpoint ``U(0, interval)``). Detection stops the whole job, the quorum change and the step
+    parts are drawn, not averaged (a hang's rank-monitor check ``U(0, period)`` after its timeout; the step in
+    flight ``U(0, step)``; the rewind to the persisted checkpoint ``U(0, interval)`` of an sdc, and of a lost
+    host when no peer holds its snapshot); a crash's detection, the launcher's 0.1 s poll, is taken at its
+    mean. Detection stops the whole job, the quorum change and the step
     in flight stop the survivors, the rejoin stops the failed group (``1 / G`` of the job); an sdc restarts
     the whole job. With one group every failure is a whole-job restart. The model takes the means, so it
     must agree within the simulation's error (the day is far from saturated, where the model is linear).

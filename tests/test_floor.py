@@ -259,3 +259,26 @@ def test_floor_figures_draw():
     (line,) = ax.get_lines()
     assert line.get_ydata() == pytest.approx([100 * n * 5e-4 * 0.6 / MINUTES_PER_DAY for n in (1024, 131072)], rel=1e-12)
     plt.close("all")
+
+
+# ----------------------------------------------------------------- issue 29: the floor with replica groups, by hand
+def test_floor_with_groups_is_lambda_times_the_cost_of_a_failure_by_hand():
+    """lambda x the share-weighted cost of a failure (tests/replica_moments.py: detection, (G - 1)/G x (stall + half a
+    step), rejoin / G; an sdc rewinds the whole job), per mode and summed, for one, a few and every replica group."""
+    from replica_moments import cost_moments, floor_by_hand
+
+    from course_lib.scenario import ReplicaInputs
+
+    for g in (1, 2, 3, 32):
+        s = Scenario().replace(replicas=ReplicaInputs(groups=g))
+        assert fl.floor_minutes_per_day_groups(s) == pytest.approx(floor_by_hand(s, g), rel=1e-12)
+        assert fl.floor_minutes_per_day_groups(s, lv.all_levers_day(s)) == fl.floor_minutes_per_day_groups(s)
+        day = dataclasses.replace(lv.all_levers_day(s), idle_share=0.0)
+        by_mode = fl.per_mode_groups(day, g, s.replicas.stall_min, s.replicas.rejoin_min)
+        for mode, (share, mean, _) in cost_moments(s, g).items():
+            assert by_mode[mode] == pytest.approx(s.failures_per_day * share * mean, rel=1e-12)
+    assert fl.groups_for(Scenario()) == 4096 // 128
+    assert fl.groups_for(Scenario(n_gpus=4100)) == 32  # whole replicas only: 4100 / 128 = 32.03
+    assert fl.groups_for(Scenario().replace(replicas=ReplicaInputs(groups=32))) == 32  # every replica its own group
+    with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 32\]"):
+        fl.groups_for(Scenario().replace(replicas=ReplicaInputs(groups=33)))

@@ -9,6 +9,7 @@ from course_lib import modes as md
 from course_lib import replicas as rp
 from course_lib.scenario import ModeInputs, ReplicaInputs, Scenario
 from course_lib.simulate import simulate_replica_floor
+from replica_moments import floor_by_hand, standard_error_by_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_one_group_is_todays_floor_exactly():
     s = Scenario()
     assert rp.per_mode_floor_groups(s, ReplicaInputs(groups=1)) == md.per_mode_floor(s)
+    assert sum(md.per_mode_floor(s).values()) == pytest.approx(floor_by_hand(s, 1), rel=1e-12)
     other = Scenario(n_gpus=16384, rate_per_gpu_day=1e-3)
     assert rp.per_mode_floor_groups(other, ReplicaInputs(groups=1, stall_min=3, rejoin_min=9)) == md.per_mode_floor(other)
 
@@ -75,7 +77,9 @@ def test_strategies_order_and_sum():
     by = rp.floor_by_strategy(Scenario())
     totals = [sum(by[k].values()) for k in rp.STRATEGIES]
     assert totals == sorted(totals, reverse=True)
-    assert totals[2] == pytest.approx(rp.floor_minutes_per_day_groups(Scenario()))
+    # lambda x the share-weighted cost of a failure, summed by hand from the stages (tests/replica_moments.py)
+    assert totals[1] == pytest.approx(floor_by_hand(Scenario(), 1), rel=1e-12)  # about 8.87 min/day
+    assert totals[2] == pytest.approx(floor_by_hand(Scenario(), 32), rel=1e-12)  # about 4.38 min/day with 32 groups
     assert rp.floor_by_strategy(Scenario(), mode_inputs=ModeInputs(peer_copy=False))[rp.STRATEGIES[1]]["host_loss"] > by[rp.STRATEGIES[1]]["host_loss"]
 
 
@@ -85,6 +89,12 @@ def test_hsdp_shards_the_optimizer_state_inside_a_group():
 
 @pytest.mark.parametrize("groups", [1, 3, 32])
 def test_simulation_agrees_with_the_model(groups):
+    """The event simulation's mean within 4 standard errors of the model; the standard error computed by hand
+    (a compound Poisson sum: sqrt(lambda E[c^2] / (days n_runs)), tests/replica_moments.py), not the one it returns."""
     s, rep = Scenario(), ReplicaInputs(groups=groups)
     mean, se = simulate_replica_floor(s, rep, n_runs=1500, seed=groups)
-    assert abs(mean - rp.floor_minutes_per_day_groups(s, rep)) < 4 * se
+    expected_se = standard_error_by_hand(s.replace(replicas=rep), groups, 30.0, 1500)  # about 0.06 min/day
+    assert se == pytest.approx(expected_se, rel=0.1)
+    model = rp.floor_minutes_per_day_groups(s, rep)
+    assert model == pytest.approx(floor_by_hand(s.replace(replicas=rep), groups), rel=1e-12)
+    assert abs(mean - model) < 4 * expected_se

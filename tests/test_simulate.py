@@ -3,6 +3,7 @@ Daly's complete model (within 3 standard errors), its simulated optimum against 
 its Weibull, seeding and validation behaviour."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -11,7 +12,10 @@ import pytest
 
 from course_lib import interval as iv
 from course_lib import simulate as sim
+from course_lib.levers import all_levers_day
+from course_lib.scenario import ModeInputs, ReplicaInputs, Scenario
 from course_lib.simulate import SimulationResult, simulate_job, simulate_job_reference, weibull_scale
+from replica_moments import floor_by_hand, standard_error_by_hand
 
 
 @pytest.mark.parametrize(
@@ -186,8 +190,6 @@ def test_defaults_are_no_restart_cost_exponential_failures_and_seed_0():
 
 
 def test_results_are_immutable():
-    import dataclasses
-
     res = simulate_job(1.0, 0.5, 0.01, 1.0, n_runs=10)
     with pytest.raises(dataclasses.FrozenInstanceError):
         res.wall = res.wall * 0
@@ -256,3 +258,163 @@ def test_bad_input_names_the_parameter(kw, name):
     if name not in ("n_runs",):
         with pytest.raises(ValueError, match=name):
             simulate_job_reference(**args, **extra)
+
+
+# --- issue 29: simulate_replica_floor against its own tests (the event model of notebook 10) -------------------------
+
+
+class _Recorder(np.random.Generator):
+    """numpy's ``default_rng(seed)`` (the same PCG64 stream) that records every draw: (method, arguments, result)."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.calls = []
+
+    def _record(self, name, args, kwargs):
+        out = getattr(super(), name)(*args, **kwargs)
+        self.calls.append((name, args, kwargs, out))
+        return out
+
+    def poisson(self, *args, **kwargs):
+        return self._record("poisson", args, kwargs)
+
+    def choice(self, *args, **kwargs):
+        return self._record("choice", args, kwargs)
+
+    def uniform(self, *args, **kwargs):
+        return self._record("uniform", args, kwargs)
+
+
+def _recorded(monkeypatch, *args, **kwargs):
+    made = []
+
+    def default_rng(seed):
+        made.append(_Recorder(seed))
+        return made[-1]
+
+    monkeypatch.setattr(np.random, "default_rng", default_rng)
+    out = sim.simulate_replica_floor(*args, **kwargs)
+    monkeypatch.undo()
+    (rng,) = made
+    return out, rng.calls
+
+
+@pytest.mark.parametrize("groups, peer_copy", [(1, True), (1, False), (4, False), (32, True)])
+def test_replica_floor_is_the_cost_of_its_draws(monkeypatch, groups, peer_copy):
+    """Capture the draws where they enter the event model and check each has the distribution the docstring states:
+    a Poisson count per run at lambda x days, modes in the shares, the step in flight U(0, step), the hang's check
+    U(0, poll), the rewind to the persisted checkpoint U(0, tau_p) for each persisted mode. Then add up each run's
+    minutes by hand from those draws and the stages (one group or an sdc: the whole job's restart; G groups: the
+    survivors' (G - 1)/G (stall + step in flight) and rejoin / G) and compare the mean and standard error."""
+    from scipy import stats
+
+    days, n_runs, seed = 7.0, 400, 5
+    s = Scenario().replace(replicas=ReplicaInputs(groups=groups), modes=ModeInputs(peer_copy=peer_copy))
+    (mean, se), calls = _recorded(monkeypatch, Scenario(), ReplicaInputs(groups=groups), ModeInputs(peer_copy=peer_copy),
+                                  days=days, n_runs=n_runs, seed=seed)
+    assert (mean, se) == sim.simulate_replica_floor(s, days=days, n_runs=n_runs, seed=seed)  # the recorder is numpy's stream
+    day = all_levers_day(s).floor_budget
+    stages = day.modes
+    lam, step, poll, tau_p = s.failures_per_day, s.step_min, s.modes.rank_monitor_poll_min, day.persisted_interval_min
+    assert [c[0] for c in calls[:4]] == ["poisson", "choice", "uniform", "uniform"]
+    counts = calls[0][3]
+    assert calls[0][1][0] == pytest.approx(lam * days) and counts.shape == (n_runs,)  # 14 failures a run on average
+    assert abs(counts.mean() - lam * days) < 4 * math.sqrt(lam * days / n_runs)
+    assert counts.var(ddof=1) == pytest.approx(lam * days, rel=0.25)  # a Poisson count: variance = mean
+    total = int(counts.sum())
+    mode = calls[1][3]
+    assert mode.shape == (total,) and calls[1][2]["p"] == pytest.approx(np.array([m.share for m in stages]), rel=1e-12)
+    assert stats.chisquare(np.bincount(mode, minlength=4), total * np.array([m.share for m in stages])).pvalue > 1e-3
+    in_flight, seen = calls[2][3], calls[3][3]
+    assert calls[2][1][:2] == (0.0, step) and calls[3][1][:2] == (0.0, poll)
+    assert in_flight.shape == seen.shape == (total,)
+    assert stats.kstest(in_flight / step, "uniform").pvalue > 1e-3 and stats.kstest(seen / poll, "uniform").pvalue > 1e-3
+    persisted = [i for i, m in enumerate(stages) if m.persisted]
+    assert [stages[i].mode for i in persisted] == (["sdc"] if peer_copy else ["host_loss", "sdc"])
+    backs = {}
+    for i, call in zip(persisted, calls[4:], strict=True):
+        assert call[0] == "uniform" and call[1][:2] == (0.0, tau_p) and call[2]["size"] == int((mode == i).sum())
+        backs[i] = call[3]
+    # each failure's job-minutes by hand
+    cost = np.empty(total)
+    for i, m in enumerate(stages):
+        k = mode == i
+        detect = m.detect - poll / 2 + seen[k] if m.mode == "hang" else m.detect
+        if groups == 1 or m.mode == "sdc":
+            back = m.latency + backs[i] if m.persisted else in_flight[k]
+            cost[k] = detect + m.reschedule + m.reload + back
+        else:
+            cost[k] = detect + (groups - 1) / groups * (s.replicas.stall_min + in_flight[k]) + s.replicas.rejoin_min / groups
+    runs = np.repeat(np.arange(n_runs), counts)
+    per_run = np.array([cost[runs == r].sum() for r in range(n_runs)]) / days
+    assert mean == pytest.approx(per_run.mean(), rel=1e-12)
+    assert se == pytest.approx(per_run.std(ddof=1) / math.sqrt(n_runs), rel=1e-12)
+
+
+@pytest.mark.parametrize("groups, peer_copy", [(1, True), (1, False), (3, True), (32, False)])
+def test_replica_floor_agrees_with_the_closed_form(groups, peer_copy):
+    """The mean of 1,500 runs within 4 standard errors of lambda E[c], the standard error within 10 % of
+    sqrt(lambda E[c^2] / (days n_runs)): both by hand (tests/replica_moments.py)."""
+    s = Scenario().replace(replicas=ReplicaInputs(groups=groups), modes=ModeInputs(peer_copy=peer_copy))
+    mean, se = sim.simulate_replica_floor(s, n_runs=1500, seed=40 + groups)
+    want_se = standard_error_by_hand(s, groups, 30.0, 1500)
+    assert se == pytest.approx(want_se, rel=0.1)
+    assert abs(mean - floor_by_hand(s, groups)) < 4 * want_se
+    # and a shorter window: the standard error grows as 1 / sqrt(days)
+    _, se7 = sim.simulate_replica_floor(s, days=7.5, n_runs=1500, seed=40 + groups)
+    assert se7 == pytest.approx(2 * want_se, rel=0.1)
+
+
+def test_a_wider_check_period_moves_the_floor_and_its_spread_up():
+    """Widen the hang's rank-monitor check (U(0, 5 s) -> U(0, 60 s)): with the same seed every draw is the same
+    standard uniform scaled, so every run's minutes rise; the mean by lambda x hang share x 55 s / 2 within the paired
+    error, and the spread of the runs with it."""
+    base = Scenario().replace(replicas=ReplicaInputs(groups=4))
+    wide = base.replace(modes=dataclasses.replace(base.modes, rank_monitor_poll_min=1.0))
+    m0, se0 = sim.simulate_replica_floor(base, n_runs=1500, seed=9)
+    m1, se1 = sim.simulate_replica_floor(wide, n_runs=1500, seed=9)
+    shift = base.failures_per_day * base.modes.shares[1] * (1.0 - base.modes.rank_monitor_poll_min) / 2
+    # the shift of a run: the sum over its hangs of U(0, 55 s) / days; its standard error by hand
+    paired_se = math.sqrt(base.failures_per_day * base.modes.shares[1] * (1.0 - base.modes.rank_monitor_poll_min) ** 2 / 3
+                          / 30.0 / 1500)
+    assert m1 > m0 and abs((m1 - m0) - shift) < 4 * paired_se
+    assert se1 > se0
+
+
+def test_replica_floor_inputs_replace_the_scenarios():
+    s = Scenario()
+    rep, mi = ReplicaInputs(groups=3), ModeInputs(peer_copy=False)
+    kw = dict(days=5.0, n_runs=300, seed=2)
+    assert sim.simulate_replica_floor(s, rep, **kw) == sim.simulate_replica_floor(s.replace(replicas=rep), **kw)
+    assert sim.simulate_replica_floor(s, mode_inputs=mi, **kw) == sim.simulate_replica_floor(s.replace(modes=mi), **kw)
+    both = s.replace(replicas=rep, modes=mi)
+    assert sim.simulate_replica_floor(s, rep, mi, **kw) == sim.simulate_replica_floor(both, **kw)
+    assert sim.simulate_replica_floor(s, **kw) != sim.simulate_replica_floor(both, **kw)
+
+
+def test_replica_floor_defaults_and_bad_input():
+    s = Scenario()
+    assert sim.simulate_replica_floor(s) == sim.simulate_replica_floor(s, None, None, days=30.0, n_runs=2000, seed=0)
+    for kw, name in [({"days": 0}, "days"), ({"days": math.nan}, "days"), ({"n_runs": 0}, "n_runs"),
+                     ({"n_runs": 2.5}, "n_runs"), ({"seed": -1}, "seed")]:
+        with pytest.raises(ValueError, match=name):
+            sim.simulate_replica_floor(s, **kw)
+    with pytest.raises(ValueError, match="groups"):
+        sim.simulate_replica_floor(s, ReplicaInputs(groups=33))
+
+
+def test_without_common_random_numbers_a_round_draws_for_the_entries_still_held():
+    """Without common random numbers a round draws one time for every entry still in the arrays: the runs going and
+    the finished ones not yet dropped, which are dropped once they are more than 1/8 of the entries (simulate_job's
+    comment: there the schedule is part of the stream). The count of draws follows from the round each run finished in."""
+    res = simulate_job(10.0, 0.3, 0.01, 1.0, 0.2, n_runs=500, seed=8, common_random_numbers=False)
+    finished_in = res.failures + res.restart_failures  # round of the last draw (round 0: the start)
+    held, stale, drawn = 500, 0, 0
+    for k in range(res.params["rounds"]):
+        drawn += held
+        stale += int((finished_in == k).sum())
+        if stale and 8 * stale > held:
+            held, stale = held - stale, 0
+    assert res.params["drawn"] == drawn
+    crn = simulate_job(10.0, 0.3, 0.01, 1.0, 0.2, n_runs=500, seed=8)
+    assert crn.params["drawn"] >= 500 * crn.params["rounds"]  # with them a round draws a whole row, every run
