@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import interval as iv
 from course_lib.answer import answer
-from course_lib.restart import (STAGES, RestartBudget, RestartStages, baseline_budget, baseline_stages, day_loss)
+from course_lib.restart import (STAGES, ModeCost, RestartBudget, RestartStages, baseline_budget, baseline_modes, baseline_stages,
+                                day_loss)
 
 minutes = st.floats(min_value=0.0, max_value=120.0, allow_nan=False)
 rates = st.floats(min_value=0.01, max_value=50.0, allow_nan=False)
@@ -30,6 +31,258 @@ def days(draw, write=True):
                            rewind=draw(st.floats(min_value=0.01, max_value=120.0)))
     delta = draw(st.floats(min_value=0.0, max_value=5.0)) if write else 0.0
     return RestartBudget.single(draw(rates), stages, delta)
+
+
+# ---------------------------------------------------------------- hand-worked days and every edge (first: quick, so a
+# mutation run stops early; issue 29, third pass)
+M4 = ("crash", "hang", "host_loss", "sdc")
+
+
+def _modes4(shares=(0.5, 0.25, 0.125, 0.125), latency=8.0, host_persisted=False):
+    """Four modes with distinct round stages (minutes), an SDC latency, an SDC restoring the persisted checkpoint."""
+    d = (1.0, 2.0, 3.0, 4.0)
+    return tuple(ModeCost(k, sh, d[i], 10.0 + i, 0.5 * (i + 1), latency if k == "sdc" else 0.0,
+                          k == "sdc" or (k == "host_loss" and host_persisted)) for i, (k, sh) in enumerate(zip(M4, shares)))
+
+
+def test_stages_total_and_restart_cost_by_hand():
+    s = RestartStages(detect=1.0, reschedule=2.0, reload=4.0, rewind=8.0)
+    assert s.total == 15.0 and s.restart_cost == 7.0
+    assert s.as_dict() == {"detect": 1.0, "reschedule": 2.0, "reload": 4.0, "rewind": 8.0}
+    assert s.replace(reload=0.5).total == 11.5
+    with pytest.raises(ValueError, match=r"stage must be one of \['detect', 'reschedule', 'reload', 'rewind'\]"):
+        s.replace(warmup=1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.detect = 2.0
+    t = RestartStages(detect=2, reschedule=np.float64(3.0), reload=0, rewind=0.0)  # ints and numpy scalars: plain floats
+    assert all(type(v) is float for v in t.as_dict().values()) and t.total == 5.0
+
+
+@pytest.mark.parametrize("bad", [-1.0, -1e-300, float("inf"), float("nan"), -1, np.float64(-0.5), np.float64(np.inf),
+                                 np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.array([1.0, np.inf]),
+                                 np.array([np.inf, 1.0]), np.array([np.nan]), np.array([-2.0])])
+def test_a_stage_must_be_finite_and_non_negative(bad):
+    with pytest.raises(ValueError, match="reload must be (a )?finite numbers? >= 0"):
+        RestartStages(detect=1.0, reschedule=1.0, reload=bad, rewind=1.0)
+
+
+@pytest.mark.parametrize("ok", [0.0, 5e-324, 1e300, 0, np.float64(0.0), np.array([0.0, 1.0]), np.array([2.0, 0.0])])
+def test_a_stage_at_its_edges_is_accepted_unchanged(ok):
+    got = RestartStages(detect=1.0, reschedule=1.0, reload=ok, rewind=1.0).reload
+    assert np.array_equal(got, np.asarray(ok, dtype=float))
+    assert type(got) is (float if np.ndim(ok) == 0 else np.ndarray)
+
+
+def test_mode_cost_defaults_and_the_mode_list_checks():
+    m = ModeCost("x", 1.0, 1.0, 2.0, 3.0)
+    assert m.latency == 0.0 and m.persisted is False
+    with pytest.raises(ValueError, match="modes must be a non-empty sequence of ModeCost"):
+        RestartBudget(2.0, (), 10.0)
+    with pytest.raises(ValueError, match="modes must be a non-empty sequence of ModeCost"):
+        RestartBudget(2.0, (m, ("y", 0.0, 1.0, 1.0, 1.0)), 10.0)
+    with pytest.raises(ValueError, match=r"modes\[x\].latency must be a finite number >= 0"):
+        RestartBudget(2.0, (m._replace(latency=-1.0),), 10.0)
+    # the shares' sum: floats within 1e-9 (math.isclose), arrays within 1e-9 + 1e-5 (np.allclose's rule)
+    half = ModeCost("a", 0.5, 1.0, 1.0, 1.0)
+    for eps, ok in ((0.5e-9, True), (1.5e-9, False), (1e-6, False)):
+        modes = (half, half._replace(mode="b", share=0.5 + eps))
+        if ok:
+            assert RestartBudget(2.0, modes, 10.0).modes == modes
+        else:
+            with pytest.raises(ValueError, match="shares must sum to 1"):
+                RestartBudget(2.0, modes, 10.0)
+    for eps, ok in ((0.0, True), (0.9e-5, True), (1e-5 + 0.5e-9, True), (1e-5 + 2.5e-9, False), (1.5e-5, False),
+                    (-0.9e-5, True), (-1.5e-5, False)):
+        modes = (half._replace(share=np.array([0.5, 0.5])), half._replace(mode="b", share=np.array([0.5, 0.5 + eps])))
+        if ok:
+            RestartBudget(2.0, modes, 10.0)
+        else:
+            with pytest.raises(ValueError, match="shares must sum to 1"):
+                RestartBudget(2.0, modes, 10.0)
+
+
+def test_day_loss_edges_by_hand():
+    r = 30 / 1440  # two failures of 15 minutes
+    assert day_loss(2.0, 15.0, 0.0, 0.0) == pytest.approx(r, rel=1e-12)  # no checkpoint and no write: trains all the rest
+    assert day_loss(2.0, 15.0, 0.5, 0.5) == pytest.approx(1 - (1 - r) * 0.5, rel=1e-12)
+    assert day_loss(2.0, 15.0, 0.5, 1.0) == pytest.approx(1 - (1 - r) / 3, rel=1e-12)
+    assert day_loss(2.0, 15.0, 3.0, 1.0, 0.5) == pytest.approx(1 - 0.5 * (1 - r) * 0.75, rel=1e-12)
+    assert day_loss(2.0, 720.0, 10.0, 1.0) == 1.0 and day_loss(1.0, 720.0, 10.0, 0.0) == pytest.approx(0.5)
+    assert type(day_loss(2.0, 15.0, 10.0, 0.0)) is float
+    out = day_loss(np.array([2.0, 1.0]), 15.0, np.array([0.0, 0.5]), np.array([0.0, 0.5]))
+    assert isinstance(out, np.ndarray) and np.allclose(out, [r, 1 - (1 - 15 / 1440) * 0.5], rtol=1e-12)
+
+
+def test_budget_defaults_and_frozen():
+    modes = (ModeCost("any", 1.0, 1.0, 2.0, 3.0),)
+    b = RestartBudget(2.0, modes, 10.0)
+    assert b.write_cost_min == 0.0 and b.step_min == 0.0 and b.idle_share == 0.0
+    assert b.persisted_interval_min is None and b.interval_bound_min is None
+    assert b.loss_fraction == pytest.approx(2 * 11 / 1440, rel=1e-12)  # X = 1 + 2 + 3 + 10 / 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        b.interval_min = 3.0
+
+
+@pytest.mark.parametrize("lam, tau, delta, match", [
+    (0.0, 10.0, 0.0, "failures_per_day must be a finite number > 0"),
+    (np.array([1.0, 0.0]), 10.0, 0.0, "failures_per_day must be a finite number > 0"),
+    (np.array([0.0, 1.0]), np.array([1.0, 2.0]), 0.0, "failures_per_day must be a finite number > 0"),
+    (-1.0, 10.0, 0.0, "failures_per_day must be (a )?finite numbers? >= 0"),
+    (2.0, 0.0, 0.5, "write_cost_min must be 0 when interval_min is 0"),
+    (2.0, 0.0, 1e-9, "write_cost_min must be 0 when interval_min is 0"),
+    (2.0, np.array([0.0, 1.0]), 0.5, "write_cost_min must be 0 when interval_min is 0"),
+    (2.0, 0.0, np.array([0.0, 0.5]), "write_cost_min must be 0 when interval_min is 0"),
+    (np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([0.5, 0.0]), "write_cost_min must be 0 when interval_min is 0"),
+    (2.0, 10.0, 0.0, None), (0.5, 10.0, 0.0, None), (1e-300, 0.0, 0.0, None), (2.0, 1e-9, 0.5, None),
+    (np.array([0.5, 2.0]), 10.0, 0.0, None), (np.array([0.5, 2.0]), np.array([1.0, 2.0]), np.array([0.0, 0.5]), None),
+    (2.0, np.array([0.0, 1.0]), np.array([0.0, 0.5]), None), (np.array([1e-300, 1.0]), 0.0, 0.0, None),
+])
+def test_the_day_checks_at_and_past_each_edge(lam, tau, delta, match):
+    modes = (ModeCost("any", 1.0, 1.0, 2.0, 3.0),)
+    if match is None:
+        b = RestartBudget(lam, modes, tau, delta)
+        assert np.all(np.asarray(b.loss_fraction) >= 0) and np.all(np.asarray(b.loss_fraction) < 1)
+    else:
+        with pytest.raises(ValueError, match=match):
+            RestartBudget(lam, modes, tau, delta)
+
+
+def test_single_and_with_modes():
+    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)
+    b = RestartBudget.single(2.0, s)
+    assert b.interval_min == 8.0 and b.write_cost_min == 0.0 and b.step_min == 0.0 and b.stages == s
+    with pytest.raises(ValueError, match="stages must be a RestartStages"):
+        RestartBudget.single(2.0, {"detect": 1.0})
+    four = RestartBudget(2.0, _modes4(), 8.0)
+    c = four.with_modes(detect={"crash": 5.0}, reload=7.0)
+    by = {m.mode: m for m in c.modes}
+    assert by["crash"].detect == 5.0 and by["hang"].detect == 2.0 and by["sdc"].detect == 4.0
+    assert all(m.reload == 7.0 for m in c.modes)
+
+
+def test_the_modes_mean_by_hand_float_and_array():
+    b = RestartBudget(2.0, _modes4(), 8.0)  # shares 1/2, 1/4, 1/8, 1/8
+    s = b.stages
+    assert s.detect == pytest.approx(0.5 * 1 + 0.25 * 2 + 0.125 * 3 + 0.125 * 4, rel=1e-15)  # 1.875
+    assert s.reschedule == pytest.approx(10 + 0.25 * 1 + 0.125 * 2 + 0.125 * 3, rel=1e-15)  # 10.875
+    assert s.reload == pytest.approx(0.5 * (0.5 * 1 + 0.25 * 2 + 0.125 * 3 + 0.125 * 4), rel=1e-15)  # 0.9375
+    assert b.rewind_by_mode() == {"crash": 4.0, "hang": 4.0, "host_loss": 4.0, "sdc": 12.0}
+    assert s.rewind == pytest.approx(4.0 + 0.125 * 8, rel=1e-15) and b.latency_min == pytest.approx(1.0)
+    assert b.per_failure_min == pytest.approx(1.875 + 10.875 + 0.9375 + 5.0, rel=1e-15)
+    assert b.latest_share == 1.0 and b.persisted_interval == 8.0
+    assert b.nonlatest_min == pytest.approx(b.per_failure_min - 4.0, rel=1e-15)
+    # the same day with the shares (or the stages) as one-draw arrays gives the same numbers
+    sh = (0.5, 0.25, 0.125, 0.125)
+    arr = RestartBudget(2.0, _modes4(tuple(np.array([x]) for x in sh)), 8.0)
+    assert np.allclose(arr.stages.detect, 1.875) and np.allclose(arr.stages.rewind, 5.0)
+    assert np.allclose(arr.per_failure_min, b.per_failure_min, rtol=1e-15)
+    lat = RestartBudget(2.0, _modes4(latency=np.array([8.0, 16.0])), 8.0)
+    assert np.allclose(lat.latency_min, [1.0, 2.0]) and np.allclose(lat.stages.rewind, [5.0, 6.0])
+    assert np.allclose(lat.loss_fraction, [b.loss_fraction, 2 * (b.per_failure_min + 1) / 1440], rtol=1e-12)
+
+
+def test_the_persisted_checkpoint_rewind_by_hand():
+    # an in-memory snapshot every 2 minutes, the persisted checkpoint every 30: the SDC (and a host lost
+    # without a peer copy) rewinds to the persisted one, 15 minutes, plus the SDC's latency
+    b = RestartBudget(2.0, _modes4(host_persisted=True), 2.0, persisted_interval_min=30.0)
+    assert b.persisted_interval == 30.0
+    assert b.rewind_by_mode() == {"crash": 1.0, "hang": 1.0, "host_loss": 15.0, "sdc": 23.0}
+    assert b.rewind_by_mode(interval=4.0) == {"crash": 2.0, "hang": 2.0, "host_loss": 15.0, "sdc": 23.0}
+    assert b.latest_share == pytest.approx(0.75) and b.stages.rewind == pytest.approx(0.75 * 1 + 0.125 * 15 + 0.125 * 23)
+    assert b.nonlatest_min == pytest.approx(b.per_failure_min - 0.75 * 1.0, rel=1e-15)
+    peer = RestartBudget(2.0, _modes4(), 2.0, persisted_interval_min=30.0)
+    assert peer.rewind_by_mode()["host_loss"] == 1.0 and peer.latest_share == pytest.approx(0.875)
+    same = RestartBudget(2.0, _modes4(host_persisted=True), 2.0)  # one checkpoint: the flag changes nothing
+    assert same.rewind_by_mode(interval=6.0) == {"crash": 3.0, "hang": 3.0, "host_loss": 3.0, "sdc": 11.0}
+
+
+def test_baseline_modes_peer_copy_and_draws():
+    shares, det = [0.4, 0.3, 0.2, 0.1], {"crash": 1.0, "hang": 2.0, "host_loss": 3.0, "sdc": 4.0}
+    modes = baseline_modes(shares, det, 5.0, 6.0, 60.0)  # a list of shares; peer copy by default
+    assert [m.mode for m in modes] == list(M4) and [m.share for m in modes] == shares
+    assert [m.latency for m in modes] == [0.0, 0.0, 0.0, 60.0]
+    assert [m.persisted for m in modes] == [False, False, False, True]
+    assert [m.detect for m in modes] == [1.0, 2.0, 3.0, 4.0] and all(m.reschedule == 5.0 and m.reload == 6.0 for m in modes)
+    lost = baseline_modes(shares, det, 5.0, 6.0, 60.0, peer_copy=False)
+    assert [m.persisted for m in lost] == [False, False, True, True] and [m.latency for m in lost] == [0.0, 0.0, 0.0, 60.0]
+    draws = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])  # two draws of the four shares
+    m2 = baseline_modes(draws, det, 5.0, 6.0, 60.0)
+    assert all(np.array_equal(m.share, draws[:, i]) for i, m in enumerate(m2))
+    b = RestartBudget(2.0, m2, 10.0)  # detect means 0.4 + 0.6 + 0.6 + 0.4 = 2.0 and 0.1 + 0.4 + 0.9 + 1.6 = 3.0
+    assert np.allclose(b.stages.detect, [2.0, 3.0]) and np.allclose(b.latency_min, [6.0, 24.0])
+    # a host lost without a peer copy, after the snapshot lever: it rewinds half the persisted interval
+    s = Scenario()
+    nopeer = baseline_modes(s.modes.shares, s.detect_by_mode, s.reschedule_min, s.reload_min, s.modes.sdc_latency_min, False)
+    b1 = RestartBudget(2.0, nopeer, 1.0, persisted_interval_min=10.0)
+    assert b1.rewind_by_mode()["host_loss"] == 5.0 and b1.rewind_by_mode()["crash"] == 0.5
+
+
+def test_busy_share_mtbf_progress_scalar_and_array():
+    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)  # X = 10 minutes
+    b = RestartBudget.single(3.0, s)
+    assert b.busy_share == pytest.approx(30 / 1440, rel=1e-15) and type(b.busy_share) is float
+    assert b.mtbf_min == pytest.approx(480.0, rel=1e-15) and type(b.mtbf_min) is float and b.makes_progress is True
+    many = b.with_failures_per_day(np.array([3.0, 144.0, 288.0]))
+    assert np.allclose(many.busy_share, [30 / 1440, 1.0, 1.0], rtol=1e-15)
+    assert np.allclose(many.mtbf_min, [480.0, 10.0, 5.0], rtol=1e-15)
+    assert isinstance(many.makes_progress, np.ndarray) and list(many.makes_progress) == [True, False, False]
+    edge = b.with_failures_per_day(144.0)  # lambda X = T exactly: recovering all day, no progress
+    assert edge.makes_progress is False and edge.loss_fraction == 1.0 and edge.busy_share == 1.0
+    assert "Failures come faster" in edge.progress_sentence and "trains" in b.progress_sentence
+    with pytest.raises(ValueError, match="progress_sentence needs a day of numbers"):
+        many.progress_sentence
+
+
+def test_the_day_parts_by_hand_with_writes_and_a_spare():
+    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)  # X = 10, tau = 8
+    b = RestartBudget.single(3.0, s, write_cost_min=2.0)._evolve(idle_share=0.25)
+    rho, train = 30 / 1440, 8 / 10
+    assert b.loss_fraction == pytest.approx(1 - 0.75 * (1 - rho) * train, rel=1e-12)
+    assert b.ettr == pytest.approx(0.75 * (1 - rho) * train, rel=1e-12)
+    assert b.fraction_of_day == b.loss_fraction and b.minutes_per_day == pytest.approx(1440 * b.loss_fraction, rel=1e-15)
+    assert b.restart_minutes_per_day == pytest.approx(30 * 0.75, rel=1e-12)
+    assert b.write_minutes_per_day == pytest.approx(0.75 * (1440 - 30) * 0.2, rel=1e-12)
+    assert type(b.write_minutes_per_day) is float and b.idle_minutes_per_day == pytest.approx(360.0)
+    parts = b.breakdown()
+    assert all(type(v) is float for v in parts.values()), parts
+    assert parts["detect"] == pytest.approx(22.5 * 0.1) and parts["reload"] == pytest.approx(22.5 * 0.3)
+    assert parts["rewind"] == pytest.approx(22.5 * 0.4) and parts["idle"] == pytest.approx(360.0)
+    assert "latency" not in parts and b.latency_minutes_per_day == 0.0
+    assert b.rewind_minutes_per_day == pytest.approx(9.0) and b.checkpoint_minutes_per_day == pytest.approx(9.0 + b.write_minutes_per_day)
+    no_spare = RestartBudget.single(3.0, s).breakdown()
+    assert "idle" not in no_spare and no_spare["write"] == 0.0
+    lat = RestartBudget(3.0, (ModeCost("sdc", 1.0, 1.0, 2.0, 3.0, 6.0, True),), 8.0)  # X = 1 + 2 + 3 + 4 + 6 = 16
+    p = lat.breakdown()
+    assert p["latency"] == pytest.approx(3 * 6.0) and p["rewind"] == pytest.approx(3 * 4.0)
+    assert lat.latency_minutes_per_day == pytest.approx(18.0) and lat.rewind_minutes_per_day == pytest.approx(30.0)
+    # arrays: the same numbers draw by draw
+    arr = RestartBudget.single(np.array([3.0, 6.0]), s, write_cost_min=2.0)
+    assert np.allclose(arr.write_minutes_per_day, [(1440 - 30) * 0.2, (1440 - 60) * 0.2], rtol=1e-12)
+    assert np.allclose(arr.breakdown()["detect"], [3.0, 6.0], rtol=1e-12)
+
+
+def test_a_restart_under_a_minute_and_a_free_one():
+    small = RestartStages(detect=0.2, reschedule=0.1, reload=0.1, rewind=0.1)  # X = 0.5 minute
+    p = RestartBudget.single(2.0, small).breakdown()
+    assert p["detect"] == pytest.approx(0.4) and p["reschedule"] == pytest.approx(0.2) and p["rewind"] == pytest.approx(0.2)
+    free = RestartBudget.single(2.0, RestartStages(detect=0.0, reschedule=0.0, reload=0.0, rewind=0.0))
+    assert free.interval_min == 0.0 and free.loss_fraction == 0.0 and free.write_minutes_per_day == 0.0
+    assert all(v == 0.0 for v in free.breakdown().values()) and free.rewind_minutes_per_day == 0.0
+    many = free.with_failures_per_day(np.array([1.0, 2.0]))
+    assert np.array_equal(many.breakdown()["detect"], [0.0, 0.0]) and np.array_equal(many.write_minutes_per_day, [0.0, 0.0])
+
+
+def test_the_floor_interval_and_budget():
+    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=5.0)  # tau = 10
+    b = RestartBudget.single(2.0, s, write_cost_min=0.5, step_min=1.0)
+    assert b.floor_interval_min == 1.0
+    f = b.floor_budget
+    assert f.interval_min == 1.0 and f.write_cost_min == 0.0 and f.interval_bound_min is None
+    assert b.floor_fraction == pytest.approx(2 * 6.5 / 1440, rel=1e-12) and b.floor_minutes_per_day == pytest.approx(13.0)
+    short = RestartBudget.single(2.0, RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=0.25), step_min=1.0)
+    assert short.floor_interval_min == 0.5  # the interval itself, when shorter than a step
+    arr = b.with_interval(np.array([0.5, 10.0]))
+    assert np.array_equal(arr.floor_interval_min, [0.5, 1.0])
 
 
 # ---------------------------------------------------------------- the baseline: the question's numbers
@@ -225,255 +478,3 @@ def test_the_fast_copy_rejects_what_the_dataclass_copy_rejects(changes, name):
     for copy in (lambda: b._evolve(**changes), lambda: dataclasses.replace(b, **changes)):
         with pytest.raises(ValueError, match=name):
             copy()
-
-
-# ---------------------------------------------------------------- issue 29, third pass: hand-worked days and every edge
-from course_lib.restart import ModeCost, baseline_modes  # noqa: E402
-
-M4 = ("crash", "hang", "host_loss", "sdc")
-
-
-def _modes4(shares=(0.5, 0.25, 0.125, 0.125), latency=8.0, host_persisted=False):
-    """Four modes with distinct round stages (minutes), an SDC latency, an SDC restoring the persisted checkpoint."""
-    d = (1.0, 2.0, 3.0, 4.0)
-    return tuple(ModeCost(k, sh, d[i], 10.0 + i, 0.5 * (i + 1), latency if k == "sdc" else 0.0,
-                          k == "sdc" or (k == "host_loss" and host_persisted)) for i, (k, sh) in enumerate(zip(M4, shares)))
-
-
-def test_stages_total_and_restart_cost_by_hand():
-    s = RestartStages(detect=1.0, reschedule=2.0, reload=4.0, rewind=8.0)
-    assert s.total == 15.0 and s.restart_cost == 7.0
-    assert s.as_dict() == {"detect": 1.0, "reschedule": 2.0, "reload": 4.0, "rewind": 8.0}
-    assert s.replace(reload=0.5).total == 11.5
-    with pytest.raises(ValueError, match=r"stage must be one of \['detect', 'reschedule', 'reload', 'rewind'\]"):
-        s.replace(warmup=1.0)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        s.detect = 2.0
-    t = RestartStages(detect=2, reschedule=np.float64(3.0), reload=0, rewind=0.0)  # ints and numpy scalars: plain floats
-    assert all(type(v) is float for v in t.as_dict().values()) and t.total == 5.0
-
-
-@pytest.mark.parametrize("bad", [-1.0, -1e-300, float("inf"), float("nan"), -1, np.float64(-0.5), np.float64(np.inf),
-                                 np.array([1.0, -1.0]), np.array([-1.0, 1.0]), np.array([1.0, np.inf]),
-                                 np.array([np.inf, 1.0]), np.array([np.nan]), np.array([-2.0])])
-def test_a_stage_must_be_finite_and_non_negative(bad):
-    with pytest.raises(ValueError, match="reload must be (a )?finite numbers? >= 0"):
-        RestartStages(detect=1.0, reschedule=1.0, reload=bad, rewind=1.0)
-
-
-@pytest.mark.parametrize("ok", [0.0, 5e-324, 1e300, 0, np.float64(0.0), np.array([0.0, 1.0]), np.array([2.0, 0.0])])
-def test_a_stage_at_its_edges_is_accepted_unchanged(ok):
-    got = RestartStages(detect=1.0, reschedule=1.0, reload=ok, rewind=1.0).reload
-    assert np.array_equal(got, np.asarray(ok, dtype=float))
-    assert type(got) is (float if np.ndim(ok) == 0 else np.ndarray)
-
-
-def test_mode_cost_defaults_and_the_mode_list_checks():
-    m = ModeCost("x", 1.0, 1.0, 2.0, 3.0)
-    assert m.latency == 0.0 and m.persisted is False
-    with pytest.raises(ValueError, match="modes must be a non-empty sequence of ModeCost"):
-        RestartBudget(2.0, (), 10.0)
-    with pytest.raises(ValueError, match="modes must be a non-empty sequence of ModeCost"):
-        RestartBudget(2.0, (m, ("y", 0.0, 1.0, 1.0, 1.0)), 10.0)
-    with pytest.raises(ValueError, match=r"modes\[x\].latency must be a finite number >= 0"):
-        RestartBudget(2.0, (m._replace(latency=-1.0),), 10.0)
-    # the shares' sum: floats within 1e-9 (math.isclose), arrays within 1e-9 + 1e-5 (np.allclose's rule)
-    half = ModeCost("a", 0.5, 1.0, 1.0, 1.0)
-    for eps, ok in ((0.5e-9, True), (1.5e-9, False), (1e-6, False)):
-        modes = (half, half._replace(mode="b", share=0.5 + eps))
-        if ok:
-            assert RestartBudget(2.0, modes, 10.0).modes == modes
-        else:
-            with pytest.raises(ValueError, match="shares must sum to 1"):
-                RestartBudget(2.0, modes, 10.0)
-    for eps, ok in ((0.0, True), (0.9e-5, True), (1e-5 + 0.5e-9, True), (1e-5 + 2.5e-9, False), (1.5e-5, False),
-                    (-0.9e-5, True), (-1.5e-5, False)):
-        modes = (half._replace(share=np.array([0.5, 0.5])), half._replace(mode="b", share=np.array([0.5, 0.5 + eps])))
-        if ok:
-            RestartBudget(2.0, modes, 10.0)
-        else:
-            with pytest.raises(ValueError, match="shares must sum to 1"):
-                RestartBudget(2.0, modes, 10.0)
-
-
-def test_day_loss_edges_by_hand():
-    r = 30 / 1440  # two failures of 15 minutes
-    assert day_loss(2.0, 15.0, 0.0, 0.0) == pytest.approx(r, rel=1e-12)  # no checkpoint and no write: trains all the rest
-    assert day_loss(2.0, 15.0, 0.5, 0.5) == pytest.approx(1 - (1 - r) * 0.5, rel=1e-12)
-    assert day_loss(2.0, 15.0, 0.5, 1.0) == pytest.approx(1 - (1 - r) / 3, rel=1e-12)
-    assert day_loss(2.0, 15.0, 3.0, 1.0, 0.5) == pytest.approx(1 - 0.5 * (1 - r) * 0.75, rel=1e-12)
-    assert day_loss(2.0, 720.0, 10.0, 1.0) == 1.0 and day_loss(1.0, 720.0, 10.0, 0.0) == pytest.approx(0.5)
-    assert type(day_loss(2.0, 15.0, 10.0, 0.0)) is float
-    out = day_loss(np.array([2.0, 1.0]), 15.0, np.array([0.0, 0.5]), np.array([0.0, 0.5]))
-    assert isinstance(out, np.ndarray) and np.allclose(out, [r, 1 - (1 - 15 / 1440) * 0.5], rtol=1e-12)
-
-
-def test_budget_defaults_and_frozen():
-    modes = (ModeCost("any", 1.0, 1.0, 2.0, 3.0),)
-    b = RestartBudget(2.0, modes, 10.0)
-    assert b.write_cost_min == 0.0 and b.step_min == 0.0 and b.idle_share == 0.0
-    assert b.persisted_interval_min is None and b.interval_bound_min is None
-    assert b.loss_fraction == pytest.approx(2 * 11 / 1440, rel=1e-12)  # X = 1 + 2 + 3 + 10 / 2
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        b.interval_min = 3.0
-
-
-@pytest.mark.parametrize("lam, tau, delta, match", [
-    (0.0, 10.0, 0.0, "failures_per_day must be a finite number > 0"),
-    (np.array([1.0, 0.0]), 10.0, 0.0, "failures_per_day must be a finite number > 0"),
-    (np.array([0.0, 1.0]), np.array([1.0, 2.0]), 0.0, "failures_per_day must be a finite number > 0"),
-    (-1.0, 10.0, 0.0, "failures_per_day must be (a )?finite numbers? >= 0"),
-    (2.0, 0.0, 0.5, "write_cost_min must be 0 when interval_min is 0"),
-    (2.0, 0.0, 1e-9, "write_cost_min must be 0 when interval_min is 0"),
-    (2.0, np.array([0.0, 1.0]), 0.5, "write_cost_min must be 0 when interval_min is 0"),
-    (2.0, 0.0, np.array([0.0, 0.5]), "write_cost_min must be 0 when interval_min is 0"),
-    (np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([0.5, 0.0]), "write_cost_min must be 0 when interval_min is 0"),
-    (2.0, 10.0, 0.0, None), (0.5, 10.0, 0.0, None), (1e-300, 0.0, 0.0, None), (2.0, 1e-9, 0.5, None),
-    (np.array([0.5, 2.0]), 10.0, 0.0, None), (np.array([0.5, 2.0]), np.array([1.0, 2.0]), np.array([0.0, 0.5]), None),
-    (2.0, np.array([0.0, 1.0]), np.array([0.0, 0.5]), None), (np.array([1e-300, 1.0]), 0.0, 0.0, None),
-])
-def test_the_day_checks_at_and_past_each_edge(lam, tau, delta, match):
-    modes = (ModeCost("any", 1.0, 1.0, 2.0, 3.0),)
-    if match is None:
-        b = RestartBudget(lam, modes, tau, delta)
-        assert np.all(np.asarray(b.loss_fraction) >= 0) and np.all(np.asarray(b.loss_fraction) < 1)
-    else:
-        with pytest.raises(ValueError, match=match):
-            RestartBudget(lam, modes, tau, delta)
-
-
-def test_single_and_with_modes():
-    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)
-    b = RestartBudget.single(2.0, s)
-    assert b.interval_min == 8.0 and b.write_cost_min == 0.0 and b.step_min == 0.0 and b.stages == s
-    with pytest.raises(ValueError, match="stages must be a RestartStages"):
-        RestartBudget.single(2.0, {"detect": 1.0})
-    four = RestartBudget(2.0, _modes4(), 8.0)
-    c = four.with_modes(detect={"crash": 5.0}, reload=7.0)
-    by = {m.mode: m for m in c.modes}
-    assert by["crash"].detect == 5.0 and by["hang"].detect == 2.0 and by["sdc"].detect == 4.0
-    assert all(m.reload == 7.0 for m in c.modes)
-
-
-def test_the_modes_mean_by_hand_float_and_array():
-    b = RestartBudget(2.0, _modes4(), 8.0)  # shares 1/2, 1/4, 1/8, 1/8
-    s = b.stages
-    assert s.detect == pytest.approx(0.5 * 1 + 0.25 * 2 + 0.125 * 3 + 0.125 * 4, rel=1e-15)  # 1.875
-    assert s.reschedule == pytest.approx(10 + 0.25 * 1 + 0.125 * 2 + 0.125 * 3, rel=1e-15)  # 10.875
-    assert s.reload == pytest.approx(0.5 * (0.5 * 1 + 0.25 * 2 + 0.125 * 3 + 0.125 * 4), rel=1e-15)  # 0.9375
-    assert b.rewind_by_mode() == {"crash": 4.0, "hang": 4.0, "host_loss": 4.0, "sdc": 12.0}
-    assert s.rewind == pytest.approx(4.0 + 0.125 * 8, rel=1e-15) and b.latency_min == pytest.approx(1.0)
-    assert b.per_failure_min == pytest.approx(1.875 + 10.875 + 0.9375 + 5.0, rel=1e-15)
-    assert b.latest_share == 1.0 and b.persisted_interval == 8.0
-    assert b.nonlatest_min == pytest.approx(b.per_failure_min - 4.0, rel=1e-15)
-    # the same day with the shares (or the stages) as one-draw arrays gives the same numbers
-    sh = (0.5, 0.25, 0.125, 0.125)
-    arr = RestartBudget(2.0, _modes4(tuple(np.array([x]) for x in sh)), 8.0)
-    assert np.allclose(arr.stages.detect, 1.875) and np.allclose(arr.stages.rewind, 5.0)
-    assert np.allclose(arr.per_failure_min, b.per_failure_min, rtol=1e-15)
-    lat = RestartBudget(2.0, _modes4(latency=np.array([8.0, 16.0])), 8.0)
-    assert np.allclose(lat.latency_min, [1.0, 2.0]) and np.allclose(lat.stages.rewind, [5.0, 6.0])
-    assert np.allclose(lat.loss_fraction, [b.loss_fraction, 2 * (b.per_failure_min + 1) / 1440], rtol=1e-12)
-
-
-def test_the_persisted_checkpoint_rewind_by_hand():
-    # an in-memory snapshot every 2 minutes, the persisted checkpoint every 30: the SDC (and a host lost
-    # without a peer copy) rewinds to the persisted one, 15 minutes, plus the SDC's latency
-    b = RestartBudget(2.0, _modes4(host_persisted=True), 2.0, persisted_interval_min=30.0)
-    assert b.persisted_interval == 30.0
-    assert b.rewind_by_mode() == {"crash": 1.0, "hang": 1.0, "host_loss": 15.0, "sdc": 23.0}
-    assert b.rewind_by_mode(interval=4.0) == {"crash": 2.0, "hang": 2.0, "host_loss": 15.0, "sdc": 23.0}
-    assert b.latest_share == pytest.approx(0.75) and b.stages.rewind == pytest.approx(0.75 * 1 + 0.125 * 15 + 0.125 * 23)
-    assert b.nonlatest_min == pytest.approx(b.per_failure_min - 0.75 * 1.0, rel=1e-15)
-    peer = RestartBudget(2.0, _modes4(), 2.0, persisted_interval_min=30.0)
-    assert peer.rewind_by_mode()["host_loss"] == 1.0 and peer.latest_share == pytest.approx(0.875)
-    same = RestartBudget(2.0, _modes4(host_persisted=True), 2.0)  # one checkpoint: the flag changes nothing
-    assert same.rewind_by_mode(interval=6.0) == {"crash": 3.0, "hang": 3.0, "host_loss": 3.0, "sdc": 11.0}
-
-
-def test_baseline_modes_peer_copy_and_draws():
-    shares, det = [0.4, 0.3, 0.2, 0.1], {"crash": 1.0, "hang": 2.0, "host_loss": 3.0, "sdc": 4.0}
-    modes = baseline_modes(shares, det, 5.0, 6.0, 60.0)  # a list of shares; peer copy by default
-    assert [m.mode for m in modes] == list(M4) and [m.share for m in modes] == shares
-    assert [m.latency for m in modes] == [0.0, 0.0, 0.0, 60.0]
-    assert [m.persisted for m in modes] == [False, False, False, True]
-    assert [m.detect for m in modes] == [1.0, 2.0, 3.0, 4.0] and all(m.reschedule == 5.0 and m.reload == 6.0 for m in modes)
-    lost = baseline_modes(shares, det, 5.0, 6.0, 60.0, peer_copy=False)
-    assert [m.persisted for m in lost] == [False, False, True, True] and [m.latency for m in lost] == [0.0, 0.0, 0.0, 60.0]
-    draws = np.array([[0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]])  # two draws of the four shares
-    m2 = baseline_modes(draws, det, 5.0, 6.0, 60.0)
-    assert all(np.array_equal(m.share, draws[:, i]) for i, m in enumerate(m2))
-    b = RestartBudget(2.0, m2, 10.0)  # detect means 0.4 + 0.6 + 0.6 + 0.4 = 2.0 and 0.1 + 0.4 + 0.9 + 1.6 = 3.0
-    assert np.allclose(b.stages.detect, [2.0, 3.0]) and np.allclose(b.latency_min, [6.0, 24.0])
-    # a host lost without a peer copy, after the snapshot lever: it rewinds half the persisted interval
-    s = Scenario()
-    nopeer = baseline_modes(s.modes.shares, s.detect_by_mode, s.reschedule_min, s.reload_min, s.modes.sdc_latency_min, False)
-    b1 = RestartBudget(2.0, nopeer, 1.0, persisted_interval_min=10.0)
-    assert b1.rewind_by_mode()["host_loss"] == 5.0 and b1.rewind_by_mode()["crash"] == 0.5
-
-
-def test_busy_share_mtbf_progress_scalar_and_array():
-    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)  # X = 10 minutes
-    b = RestartBudget.single(3.0, s)
-    assert b.busy_share == pytest.approx(30 / 1440, rel=1e-15) and type(b.busy_share) is float
-    assert b.mtbf_min == pytest.approx(480.0, rel=1e-15) and b.makes_progress is True
-    many = b.with_failures_per_day(np.array([3.0, 144.0, 288.0]))
-    assert np.allclose(many.busy_share, [30 / 1440, 1.0, 1.0], rtol=1e-15)
-    assert np.allclose(many.mtbf_min, [480.0, 10.0, 5.0], rtol=1e-15)
-    assert isinstance(many.makes_progress, np.ndarray) and list(many.makes_progress) == [True, False, False]
-    edge = b.with_failures_per_day(144.0)  # lambda X = T exactly: recovering all day, no progress
-    assert edge.makes_progress is False and edge.loss_fraction == 1.0 and edge.busy_share == 1.0
-    assert "Failures come faster" in edge.progress_sentence and "trains" in b.progress_sentence
-    with pytest.raises(ValueError, match="progress_sentence needs a day of numbers"):
-        many.progress_sentence
-
-
-def test_the_day_parts_by_hand_with_writes_and_a_spare():
-    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=4.0)  # X = 10, tau = 8
-    b = RestartBudget.single(3.0, s, write_cost_min=2.0)._evolve(idle_share=0.25)
-    rho, train = 30 / 1440, 8 / 10
-    assert b.loss_fraction == pytest.approx(1 - 0.75 * (1 - rho) * train, rel=1e-12)
-    assert b.ettr == pytest.approx(0.75 * (1 - rho) * train, rel=1e-12)
-    assert b.fraction_of_day == b.loss_fraction and b.minutes_per_day == pytest.approx(1440 * b.loss_fraction, rel=1e-15)
-    assert b.restart_minutes_per_day == pytest.approx(30 * 0.75, rel=1e-12)
-    assert b.write_minutes_per_day == pytest.approx(0.75 * (1440 - 30) * 0.2, rel=1e-12)
-    assert type(b.write_minutes_per_day) is float and b.idle_minutes_per_day == pytest.approx(360.0)
-    parts = b.breakdown()
-    assert parts["detect"] == pytest.approx(22.5 * 0.1) and parts["reload"] == pytest.approx(22.5 * 0.3)
-    assert parts["rewind"] == pytest.approx(22.5 * 0.4) and parts["idle"] == pytest.approx(360.0)
-    assert "latency" not in parts and b.latency_minutes_per_day == 0.0
-    assert b.rewind_minutes_per_day == pytest.approx(9.0) and b.checkpoint_minutes_per_day == pytest.approx(9.0 + b.write_minutes_per_day)
-    no_spare = RestartBudget.single(3.0, s).breakdown()
-    assert "idle" not in no_spare and no_spare["write"] == 0.0
-    lat = RestartBudget(3.0, (ModeCost("sdc", 1.0, 1.0, 2.0, 3.0, 6.0, True),), 8.0)  # X = 1 + 2 + 3 + 4 + 6 = 16
-    p = lat.breakdown()
-    assert p["latency"] == pytest.approx(3 * 6.0) and p["rewind"] == pytest.approx(3 * 4.0)
-    assert lat.latency_minutes_per_day == pytest.approx(18.0) and lat.rewind_minutes_per_day == pytest.approx(30.0)
-    # arrays: the same numbers draw by draw
-    arr = RestartBudget.single(np.array([3.0, 6.0]), s, write_cost_min=2.0)
-    assert np.allclose(arr.write_minutes_per_day, [(1440 - 30) * 0.2, (1440 - 60) * 0.2], rtol=1e-12)
-    assert np.allclose(arr.breakdown()["detect"], [3.0, 6.0], rtol=1e-12)
-
-
-def test_a_restart_under_a_minute_and_a_free_one():
-    small = RestartStages(detect=0.2, reschedule=0.1, reload=0.1, rewind=0.1)  # X = 0.5 minute
-    p = RestartBudget.single(2.0, small).breakdown()
-    assert p["detect"] == pytest.approx(0.4) and p["reschedule"] == pytest.approx(0.2) and p["rewind"] == pytest.approx(0.2)
-    free = RestartBudget.single(2.0, RestartStages(detect=0.0, reschedule=0.0, reload=0.0, rewind=0.0))
-    assert free.interval_min == 0.0 and free.loss_fraction == 0.0 and free.write_minutes_per_day == 0.0
-    assert all(v == 0.0 for v in free.breakdown().values()) and free.rewind_minutes_per_day == 0.0
-    many = free.with_failures_per_day(np.array([1.0, 2.0]))
-    assert np.array_equal(many.breakdown()["detect"], [0.0, 0.0]) and np.array_equal(many.write_minutes_per_day, [0.0, 0.0])
-
-
-def test_the_floor_interval_and_budget():
-    s = RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=5.0)  # tau = 10
-    b = RestartBudget.single(2.0, s, write_cost_min=0.5, step_min=1.0)
-    assert b.floor_interval_min == 1.0
-    f = b.floor_budget
-    assert f.interval_min == 1.0 and f.write_cost_min == 0.0 and f.interval_bound_min is None
-    assert b.floor_fraction == pytest.approx(2 * 6.5 / 1440, rel=1e-12) and b.floor_minutes_per_day == pytest.approx(13.0)
-    short = RestartBudget.single(2.0, RestartStages(detect=1.0, reschedule=2.0, reload=3.0, rewind=0.25), step_min=1.0)
-    assert short.floor_interval_min == 0.5  # the interval itself, when shorter than a step
-    arr = b.with_interval(np.array([0.5, 10.0]))
-    assert np.array_equal(arr.floor_interval_min, [0.5, 1.0])
