@@ -91,7 +91,7 @@ def test_mode_cost_defaults_and_the_mode_list_checks():
         else:
             with pytest.raises(ValueError, match="shares must sum to 1"):
                 RestartBudget(2.0, modes, 10.0)
-    for eps, ok in ((0.0, True), (0.9e-5, True), (1e-5 + 0.5e-9, True), (1e-5 + 2.5e-9, False), (1.5e-5, False),
+    for eps, ok in ((0.0, True), (0.9e-5, True), (1e-5 + 0.5e-9, True), (1e-5 + 1.5e-9, False), (1.5e-5, False),
                     (-0.9e-5, True), (-1.5e-5, False)):
         modes = (half._replace(share=np.array([0.5, 0.5])), half._replace(mode="b", share=np.array([0.5, 0.5 + eps])))
         if ok:
@@ -255,6 +255,8 @@ def test_the_day_parts_by_hand_with_writes_and_a_spare():
     p = lat.breakdown()
     assert p["latency"] == pytest.approx(3 * 6.0) and p["rewind"] == pytest.approx(3 * 4.0)
     assert lat.latency_minutes_per_day == pytest.approx(18.0) and lat.rewind_minutes_per_day == pytest.approx(30.0)
+    small = RestartBudget(2.0, _modes4(latency=4.0), 8.0)  # a mean latency under a minute: 0.125 x 4 = 0.5
+    assert small.latency_min == pytest.approx(0.5) and small.breakdown()["latency"] == pytest.approx(2 * 0.5, rel=1e-12)
     # arrays: the same numbers draw by draw
     arr = RestartBudget.single(np.array([3.0, 6.0]), s, write_cost_min=2.0)
     assert np.allclose(arr.write_minutes_per_day, [(1440 - 30) * 0.2, (1440 - 60) * 0.2], rtol=1e-12)
