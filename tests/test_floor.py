@@ -380,3 +380,11 @@ def test_spare_break_even_by_hand_on_a_busy_day():
     assert with_spare.minutes_per_day == pytest.approx(642.0, rel=1e-12)
     without = dataclasses.replace(with_spare, idle_share=0.0).with_modes(reschedule=6.2)
     assert without.minutes_per_day == pytest.approx(642.0, rel=1e-12)
+
+
+def test_per_mode_groups_when_no_failure_costs_anything():
+    """No detection, stall, step, rejoin, reload or latency: a failure costs nothing with or without groups (0 min/day,
+    what per_mode says for one group; it raised ZeroDivisionError before issue 29's third pass)."""
+    day = _two_mode_day(3.0, 0.0, (0.0, 0.0, 0.0), 0.0, 0.0)((0.9, 0.1))
+    assert fl.per_mode(day) == {"hang": 0.0, "sdc": 0.0}
+    assert fl.per_mode_groups(day, 4, 0.0, 0.0) == {"hang": 0.0, "sdc": 0.0}
