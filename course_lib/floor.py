@@ -141,6 +141,8 @@ def per_mode_groups(day: RestartBudget, groups: int, stall_min: float, rejoin_mi
         else:
             cost[m.mode] = m.detect + (groups - 1) / groups * (stall_min + half_step) + rejoin_min / groups
     x = sum(m.share * cost[m.mode] for m in f.modes)
+    if not x:  # no failure costs a minute: nothing is lost (as per_mode says; the split below would divide by 0)
+        return {m.mode: 0.0 for m in f.modes}
     total = MINUTES_PER_DAY * day_loss(f.failures_per_day, x, 1.0, 0.0, 0.0)
     out = {m.mode: total * m.share * cost[m.mode] / x for m in f.modes}
     scale = min(1.0, total / sum(out.values())) if total else 1.0  # the parts never add past the day by rounding

@@ -34,7 +34,13 @@ def test_round_trip_is_bit_exact(tmp_path, name):
 def test_poisoned_state_equals_no_real_state():
     state = toy_state(SIZE, seed=5)
     poisoned = poison_state(empty_like_state(state))
-    assert poisoned["step"] is POISON and POISON != 5 and POISON == POISON
+    # POISON is equal to nothing but itself: not to the leaf it replaced, nor to any stand-in for "no value", nor to
+    # another object of its own kind; and a poisoned state still equals itself, so the comparison below fails on the
+    # poison, not because states_equal could never hold
+    assert poisoned["step"] is POISON and state["step"] is not POISON
+    assert POISON != state["step"] and state["step"] != POISON
+    assert all(POISON != v and v != POISON for v in (0, -1, None, "", float("nan"), type(POISON)()))
+    assert states_equal(poisoned, poisoned)
     for _, t in iter_tensors(poisoned):
         assert torch.all(t.view(torch.uint8) == 0xFF)
         assert not t.is_floating_point() or torch.isnan(t).all()

@@ -282,3 +282,109 @@ def test_floor_with_groups_is_lambda_times_the_cost_of_a_failure_by_hand():
     assert fl.groups_for(Scenario().replace(replicas=ReplicaInputs(groups=32))) == 32  # every replica its own group
     with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 32\]"):
         fl.groups_for(Scenario().replace(replicas=ReplicaInputs(groups=33)))
+
+
+# ----------------------------------------------------------------- issue 29, third pass: hand-worked days
+def _three_mode_day(persisted_interval_min=None, idle_share=0.0):
+    """lambda 2; a hang (share 0.5: 1 + 2 + 3 min), a lost host restoring the persisted checkpoint (0.2: 2 + 2 + 4)
+    and an SDC (0.3: 3 + 2 + 5, an hour's latency, persisted); interval 10 min, step 0.5 min (the floor's interval)."""
+    from course_lib.restart import ModeCost
+
+    modes = (ModeCost("hang", 0.5, 1.0, 2.0, 3.0),
+             ModeCost("host_loss", 0.2, 2.0, 2.0, 4.0, 0.0, True),
+             ModeCost("sdc", 0.3, 3.0, 2.0, 5.0, 60.0, True))
+    return RestartBudget(2.0, modes, 10.0, 0.5, persisted_interval_min, step_min=0.5, idle_share=idle_share)
+
+
+def test_floor_terms_by_hand_with_one_checkpoint_and_with_a_persisted_one():
+    """D + R = 0.5 x 6 + 0.2 x 8 + 0.3 x 10 = 7.6 min a failure. One checkpoint (the tied branch: tau_p = tau = the
+    0.5-min step): every failure rewinds half a step, 0.25, and an SDC its hour, 0.3 x 60 = 18. A persisted checkpoint
+    every 30 min: only the hang rewinds half a step (0.5 x 0.25 = 0.125); the lost host and the SDC rewind half of
+    tau_p, 0.2 x 15 + 0.3 x (15 + 60) = 25.5. Below saturation each term is lambda = 2 times its minutes."""
+    tied = fl.terms(_three_mode_day())
+    assert [t.per_failure_min for t in tied] == pytest.approx([7.6, 0.25, 18.0], rel=1e-12)
+    assert [t.minutes_per_day for t in tied] == pytest.approx([15.2, 0.5, 36.0], rel=1e-12)
+    assert fl.per_mode(_three_mode_day()) == pytest.approx(
+        {"hang": 2 * 0.5 * 6.25, "host_loss": 2 * 0.2 * 8.25, "sdc": 2 * 0.3 * 70.25}, rel=1e-12)
+    assert fl.terms_sentence(_three_mode_day()).startswith("15.20 + 0.50 + 36.00 = 51.70 min/day (lambda (D + R), ")
+    untied = fl.terms(_three_mode_day(persisted_interval_min=30.0))
+    assert [t.per_failure_min for t in untied] == pytest.approx([7.6, 0.125, 25.5], rel=1e-12)
+    assert [t.minutes_per_day for t in untied] == pytest.approx([15.2, 0.25, 51.0], rel=1e-12)
+
+
+def test_floor_terms_by_hand_with_an_idle_spare():
+    """A spare idle 10 % of the GPUs: the terms are lambda (1 - i) x their minutes (2 x 0.9 x 7.6 = 13.68, 0.45,
+    32.4) and the spare's own term is T i = 144 min/day with nothing per failure; 144 + 0.9 x 51.7 = 190.53."""
+    ts = fl.terms(_three_mode_day(idle_share=0.1))
+    assert [t.symbol for t in ts][-1] == "T i"
+    assert [t.minutes_per_day for t in ts] == pytest.approx([13.68, 0.45, 32.4, 144.0], rel=1e-12)
+    assert ts[-1].per_failure_min == 0.0
+    assert sum(t.minutes_per_day for t in ts) == pytest.approx(190.53, rel=1e-12)
+
+
+def test_groups_for_a_fleet_smaller_than_a_replica_and_its_own_refusal():
+    """Fewer GPUs than one 128-GPU replica are still one group; 256 GPUs are two. groups_for refuses more groups than
+    whole replicas itself, also when handed inputs no Scenario validated (a stand-in with the three fields it reads)."""
+    from types import SimpleNamespace
+
+    assert fl.groups_for(Scenario(n_gpus=64)) == 1
+    assert fl.groups_for(Scenario(n_gpus=128)) == 1
+    assert fl.groups_for(Scenario(n_gpus=256)) == 2
+
+    def stand_in(n_gpus, groups):
+        return SimpleNamespace(n_gpus=n_gpus, modes=SimpleNamespace(replica_gpus=128.0), replicas=SimpleNamespace(groups=groups))
+
+    assert fl.groups_for(stand_in(64, None)) == 1
+    assert fl.groups_for(stand_in(4096, 32)) == 32
+    with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 32\].*got 33"):
+        fl.groups_for(stand_in(4096, 33))
+    with pytest.raises(ValueError, match=r"groups must be an integer in \[1, 1\].*got 2"):
+        fl.groups_for(stand_in(64, 2))
+
+
+def _two_mode_day(lam, hang_detect, sdc_stages, sdc_latency, step_min):
+    from course_lib.restart import ModeCost
+
+    return lambda shares: RestartBudget(lam, (ModeCost("hang", shares[0], hang_detect, 0.0, 0.0),
+                                              ModeCost("sdc", shares[1], *sdc_stages, sdc_latency, True)),
+                                        10.0, 0.0, None, step_min=step_min)
+
+
+def test_per_mode_groups_by_hand_when_a_failure_costs_under_a_minute():
+    """4 groups, stall 0.2, rejoin 0.4, a 0.4-min step: a hang costs 0.1 + 3/4 x (0.2 + 0.2) + 0.4 / 4 = 0.5 min, an
+    SDC 0.1 + 0.1 + 0.1 + (0.2 + 0.2) = 0.7 (half the step and its latency: the whole job rewinds). lambda 0.5:
+    0.5 x 0.9 x 0.5 = 0.225 and 0.5 x 0.1 x 0.7 = 0.035 min/day (x = 0.52 min a failure, under one minute)."""
+    day = _two_mode_day(0.5, 0.1, (0.1, 0.1, 0.1), 0.2, 0.4)((0.9, 0.1))
+    assert fl.per_mode_groups(day, 4, 0.2, 0.4) == pytest.approx({"hang": 0.225, "sdc": 0.035}, rel=1e-12)
+
+
+def test_per_mode_groups_at_saturation_split_the_day_and_never_pass_it():
+    """lambda 200: the failures take the whole day. 4 groups, stall 1, rejoin 2, a 1-min step: a hang costs
+    39.6 + 3/4 x 1.5 + 2/4 = 41.225 min, an SDC 5.6 + 1 + 1 + 0.5 + 60 = 68.1; x = 0.6 x 41.225 + 0.4 x 68.1 = 51.975.
+    The day splits in the shares of the cost, 1440 x 24.735 / 51.975 and 1440 x 27.24 / 51.975, and the parts add to
+    no more than the day, exactly (without the rescaling they pass it by a rounding unit at these numbers)."""
+    day = _two_mode_day(200.0, 39.6, (5.6, 1.0, 1.0), 60.0, 1.0)((0.6, 0.4))
+    parts = fl.per_mode_groups(day, 4, 1.0, 2.0)
+    assert parts == pytest.approx({"hang": 1440 * 24.735 / 51.975, "sdc": 1440 * 27.24 / 51.975}, rel=1e-12)
+    assert sum(parts.values()) <= MINUTES_PER_DAY
+    assert sum(parts.values()) == pytest.approx(MINUTES_PER_DAY, rel=1e-12)
+
+
+def test_spare_break_even_by_hand_on_a_busy_day():
+    """lambda 10, 60 min a failure (50 + 2 + 5 + 3): rho_1 = 600 / 1440. A spare idle 5 %: the break-even reschedule
+    is 2 + 1440 x 0.05 x (840 / 1440) / 10 = 6.2 min, where the day without the spare (X = 64.2) loses what the day
+    with it loses: 1440 - 0.95 x (1440 - 600) = 642 = 10 x 64.2 min."""
+    with_spare = dataclasses.replace(RestartBudget.single(10.0, RestartStages(50.0, 2.0, 5.0, 3.0)), idle_share=0.05)
+    be = fl.spare_break_even_reschedule_min(with_spare)
+    assert be == pytest.approx(6.2, rel=1e-12)
+    assert with_spare.minutes_per_day == pytest.approx(642.0, rel=1e-12)
+    without = dataclasses.replace(with_spare, idle_share=0.0).with_modes(reschedule=6.2)
+    assert without.minutes_per_day == pytest.approx(642.0, rel=1e-12)
+
+
+def test_per_mode_groups_when_no_failure_costs_anything():
+    """No detection, stall, step, rejoin, reload or latency: a failure costs nothing with or without groups (0 min/day,
+    what per_mode says for one group; it raised ZeroDivisionError before issue 29's third pass)."""
+    day = _two_mode_day(3.0, 0.0, (0.0, 0.0, 0.0), 0.0, 0.0)((0.9, 0.1))
+    assert fl.per_mode(day) == {"hang": 0.0, "sdc": 0.0}
+    assert fl.per_mode_groups(day, 4, 0.0, 0.0) == {"hang": 0.0, "sdc": 0.0}
