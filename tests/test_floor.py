@@ -388,3 +388,40 @@ def test_per_mode_groups_when_no_failure_costs_anything():
     day = _two_mode_day(3.0, 0.0, (0.0, 0.0, 0.0), 0.0, 0.0)((0.9, 0.1))
     assert fl.per_mode(day) == {"hang": 0.0, "sdc": 0.0}
     assert fl.per_mode_groups(day, 4, 0.0, 0.0) == {"hang": 0.0, "sdc": 0.0}
+
+
+# ------------------------------------------------------------ projection: the regimes' defaults and the fleet-size search
+def test_a_regime_defaults_to_no_write_no_state_no_bound_and_is_frozen():
+    r = pj.CheckpointRegime("plain", 5.0)
+    assert (r.write_cost_min, r.state_bytes, r.min_interval_min, r.interval_min) == (0.0, 0.0, 0.0, None)
+    assert r.write_cost(4096) == 0.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.name = "other"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        pj.kokolis_projection().ettr_hourly = 0.0  # any field: the record is frozen
+
+
+def test_with_restart_overhead_keeps_the_name_unless_given_one():
+    r = pj.CheckpointRegime("plain", 5.0)
+    assert r.with_restart_overhead(3.0).name == "plain" and r.with_restart_overhead(3.0).restart_overhead_min == 3.0
+    assert r.with_restart_overhead(3.0, name="tuned").name == "tuned"
+
+
+def test_the_in_memory_regime_holds_the_whole_model_state():
+    # 405e9 parameters x 12 bytes of checkpoint content = 4.86e12 bytes, split over the GPUs by write_cost
+    mem = pj.default_regimes()[2]
+    assert mem.state_bytes == pytest.approx(4.86e12, rel=1e-12)
+    assert mem.write_cost(4096) == pytest.approx(4.86e12 / 4096 / 55e9 / 60, rel=1e-12)
+
+
+def test_fleet_size_at_ettr_by_hand_and_at_its_default_ends():
+    # ETTR = 1 - n r (u0 + tau/2) / 1440 with no write: 0.9 at n = 0.1 x 1440 / (r (u0 + tau/2))
+    r, u0, tau = 9.6e-5, 1.0, 1e-3
+    regime = pj.CheckpointRegime("fixed", u0, interval_min=tau)
+    n = 0.1 * 1440 / (r * (u0 + tau / 2))  # 1.49925e6 GPUs: above the default search end 2**20 = 1,048,576
+    assert pj.fleet_size_at_ettr(regime, r) is None
+    assert pj.fleet_size_at_ettr(regime, r, hi=2.0**21) == pytest.approx(n, rel=1e-8)
+    # already below 90 % at the default lower end (8 GPUs): that end comes back, exactly
+    assert pj.fleet_size_at_ettr(pj.CheckpointRegime("slow", 1440 / 8 * 0.2 / r), r) == 8.0
+    with pytest.raises(ValueError, match="hi must be > lo"):
+        pj.fleet_size_at_ettr(regime, r, lo=100.0, hi=100.0)

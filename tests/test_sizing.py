@@ -61,3 +61,14 @@ def test_figures_draw():
     ax = scaled_cost_lines(rows)
     assert len(ax.lines) == 2 and ax.lines[1].get_linestyle() == "--"
     plt.close("all")
+
+
+def test_units_and_copies_by_hand_in_literal_bytes():
+    # the units as numbers, not as the module's own constants: a GiB is 1,073,741,824 bytes, a GB 1e9
+    assert (GIB, GB) == (1073741824, 1e9)
+    assert copy_min(1.2e9, 2.0) == pytest.approx(0.01, rel=1e-12, abs=0)  # 1.2 GB at 2 GB/s: 0.6 s
+    assert write_cost_min_per_gib(2147483648, 3.0) == pytest.approx(0.1, rel=1e-12, abs=0)  # 2 GiB at 3 s/GiB: 6 s
+    (row,) = interval_rows({"m": 3 * 1073741824}, {"s": 2.0}, 600.0)
+    assert row["shard_GiB"] == pytest.approx(3.0, rel=1e-12, abs=0) and row["delta_s"] == pytest.approx(6.0, rel=1e-12)
+    # Young: sqrt(2 x 0.1 min x 600 min) = sqrt(120) min
+    assert row["interval_min"] == pytest.approx(math.sqrt(120.0), rel=1e-12)
