@@ -282,3 +282,492 @@ def test_top_share_of_a_large_poisson_fleet_by_quadrature():
     u = (np.arange(200_000) + 0.5) / 200_000  # the top f of the quantile function, integrated
     top = stats.poisson.ppf(u[u > 1 - f], m).sum() / u.size
     assert an.top_share_limit(stats.poisson(m), m, f) == pytest.approx(top / m, abs=2e-4)
+
+
+# ---------------------------------------------------------------- issue 29, fourth pass: every estimator on a log worked by hand
+# Small logs built incident by incident, so that each count, gap, day and repair can be read off the list; the
+# expected numbers are worked out here (by hand, or by scipy through another closed form: Garwood as gamma
+# quantiles, Clopper-Pearson as beta quantiles), never by the function under test.
+import dataclasses  # noqa: E402
+
+from course_lib.incidents.schema import IncidentLog  # noqa: E402
+
+NAN = float("nan")
+
+
+def hand_log(events, window):
+    """events: (node, start, end or NaN) in any order."""
+    node, start, end = zip(*events) if events else ((), (), ())
+    return IncidentLog.build(list(start), list(end), list(node), window=window)
+
+
+def garwood(k, exposure, confidence=0.95):
+    """The exact Poisson interval as gamma quantiles (the chi-square form's other face), per unit exposure."""
+    a = 1 - confidence
+    low = stats.gamma.ppf(a / 2, k) if k else 0.0
+    return low / exposure, stats.gamma.ppf(1 - a / 2, k + 1) / exposure
+
+
+def beta_ci(k, n, confidence=0.95):
+    a = 1 - confidence
+    low = stats.beta.ppf(a / 2, k, n - k + 1) if k else 0.0
+    high = stats.beta.ppf(1 - a / 2, k + 1, n - k) if k < n else 1.0
+    return low, high
+
+
+def top_share_exact(sf, mean, f, xmax=200):
+    """The top f of the quantile function integrated exactly: Q(u) = x on (1 - S(x - 1), 1 - S(x)], so the
+    top f holds x over a length max(0, min(S(x - 1), f) - S(x)) of u (S(-1) = 1)."""
+    xs = np.arange(xmax + 1)
+    s = sf(xs)
+    s_prev = np.r_[1.0, s[:-1]]
+    return float(np.sum(xs * np.maximum(0.0, np.minimum(s_prev, f) - s)) / mean)
+
+
+def test_records_are_frozen():
+    recs = [
+        an.Fleet(4, 2),
+        an.RateEstimate(1, 10.0, 4, 2, 0.1, 0.0, 1.0, 0.95),
+        an.Share("x", 1, 1.0, 0.0, 1.0),
+        an.Dispersion(8, 1.0, 1.0, 7.0, 7, 0.5, 0, 1.0),
+        an.NegBinFit(1.0, 2.0, 1.0, 3.0, -1.0, -2.0, 0.0, 5),
+        an.WorstShares((0.1,), (1,), (0.5,), (0.4,), None),
+        an.LemonRemoval(5.0, 2, 10, 2, 12, 6, 4.0, 0.5, 0.1, 0.9, (0, 1), 0.95),
+        an.RepeatShare(1, 2, 0.5, 0.0, 1.0, 0.4, None),
+    ]
+    log = hand_log([("a", 1.0, 2.0), ("b", 2.0, 3.0), ("c", 2.5, 3.5), ("a", 40.0, 41.0)], (0.0, 70.0))
+    recs += [an.bursts(log), an.monthly_rates(log, an.Fleet(3, 8)), an.repair_times(log)]
+    for r in recs:
+        name = dataclasses.fields(r)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(r, name, getattr(r, name))
+
+
+def test_fleet_and_rate_by_hand():
+    assert an.Fleet(5).gpus_per_node == 8 and an.Fleet(5).gpus == 40  # 8 GPUs a node unless told
+    assert an.Fleet(4, 2).gpus == 8
+    # 6 incidents on 3 of 4 nodes of 2 GPUs over 10 days: 80 GPU-days
+    log = hand_log([("a", 1.0, 2.0), ("a", 3.0, 4.0), ("b", 2.0, 2.5), ("b", 7.0, NAN), ("c", 5.0, 6.0), ("c", 9.0, 9.5)],
+                   (0.0, 10.0))
+    est = an.rate(log, an.Fleet(4, 2))
+    assert (est.count, est.days, est.n_nodes, est.gpus_per_node, est.confidence) == (6, 10.0, 4, 2, 0.95)
+    assert est.gpu_days == 80.0
+    assert est.rate_per_gpu_day == pytest.approx(6 / 80, rel=1e-12)
+    assert est.rate_per_node_day == pytest.approx(6 / 40, rel=1e-12)  # a node is 2 GPUs
+    assert est.failures_per_day(16) == pytest.approx(16 * 6 / 80, rel=1e-12)
+    assert (est.low, est.high) == pytest.approx(garwood(6, 80), rel=1e-9)
+    assert (an.rate(log, an.Fleet(4, 2), 0.5).low, an.rate(log, an.Fleet(4, 2), 0.5).high) == pytest.approx(garwood(6, 80, 0.5), rel=1e-9)
+    assert an.rate(log, an.Fleet(3, 2)).n_nodes == 3  # exactly the nodes seen is allowed
+    # a log with no incident: a rate of 0, its upper bound -ln(0.025) over the exposure, no failures a day
+    empty = hand_log([], (0.0, 10.0))
+    e = an.rate(empty, an.Fleet(4, 2))
+    assert (e.count, e.rate_per_gpu_day, e.low) == (0, 0.0, 0.0)
+    assert e.high == pytest.approx(-math.log(0.025) / 80, rel=1e-9)
+    assert e.failures_per_day(16) == 0.0
+
+
+def test_the_overdispersed_interval_is_the_effective_counts_interval_times_phi():
+    log = hand_log([("a", 1.0, 2.0), ("a", 3.0, 4.0), ("b", 2.0, 2.5), ("b", 7.0, NAN), ("c", 5.0, 6.0), ("c", 9.0, 9.5)],
+                   (0.0, 10.0))
+    est = an.rate(log, an.Fleet(4, 2))  # 6 incidents, 80 GPU-days
+    for phi, k_eff in ((2.0, 3), (1.5, 4), (3.0, 2)):
+        lo, hi = garwood(k_eff, 80)
+        assert an.overdispersed_interval(est, phi) == pytest.approx((lo * phi, hi * phi), rel=1e-9), phi
+    assert an.overdispersed_interval(est, 1.0) == pytest.approx(garwood(6, 80), rel=1e-9)
+    with pytest.raises(ValueError, match="phi"):
+        an.overdispersed_interval(est, 0.0)
+
+
+def test_shares_are_sorted_by_count_then_name():
+    got = an.shares(["b", "c", "c", "a", "b", "d", "c"])
+    assert [(s.name, s.count) for s in got] == [("c", 3), ("b", 2), ("a", 1), ("d", 1)]
+    assert got[0].share == pytest.approx(3 / 7) and (got[0].low, got[0].high) == pytest.approx(beta_ci(3, 7), rel=1e-9)
+    lo, hi = an.shares(["x", "y"], confidence=0.5)[0].low, an.shares(["x", "y"], confidence=0.5)[0].high
+    assert (lo, hi) == pytest.approx(beta_ci(1, 2, 0.5), rel=1e-9)
+
+
+def test_node_counts_drop_the_logs_listed_nodes_without_an_incident():
+    # four nodes listed (a synthetic or reader log lists every node), incidents on a (2) and c (1) only
+    log = IncidentLog.from_codes([1.0, 2.0, 3.0], [1.5, 2.5, 3.5], [0, 2, 0], ("a", "b", "c", "d"), [0, 0, 0],
+                                 (("x", "y", "z"),), window=(0.0, 5.0))
+    assert sorted(an.node_counts(log, 3).tolist()) == [0, 1, 2]
+    assert sorted(an.node_counts(log, 2).tolist()) == [1, 2]
+    assert an.node_counts(hand_log([], (0.0, 5.0)), 3).tolist() == [0, 0, 0]
+    with pytest.raises(ValueError, match="n_nodes"):
+        an.node_counts(log, 0)
+
+
+def test_dispersion_every_field_by_hand():
+    got = an.dispersion_test([0, 1, 1, 2, 6, 0, 0, 3])  # mean 13/8; squared deviations add up to 29.875
+    assert (got.n_nodes, got.dof, got.zero_nodes) == (8, 7, 3)
+    assert got.mean == 1.625
+    assert got.variance == pytest.approx(29.875 / 7, rel=1e-12)
+    assert got.ratio == pytest.approx(29.875 / 7 / 1.625, rel=1e-12)
+    assert got.statistic == pytest.approx(29.875 / 1.625, rel=1e-12)
+    assert got.zero_expected == pytest.approx(8 * math.exp(-1.625), rel=1e-12)
+    two = an.dispersion_test([0, 2])  # the smallest fleet, and a node with none: D = (1 + 1) / 1, chi2(1)
+    assert (two.statistic, two.dof) == (2.0, 1)
+    assert two.p_value == pytest.approx(math.erfc(1.0), rel=1e-9)  # P(chi2(1) > 2) = P(|Z| > sqrt 2)
+
+
+def test_dispersion_rejects_below_its_level_five_percent_unless_told():
+    def at(p):
+        return an.Dispersion(8, 1.0, 1.0, 7.0, 7, p, 0, 1.0)
+    assert at(0.0499).rejects() and not at(0.05).rejects() and not at(0.07).rejects()
+    assert at(0.07).rejects(0.1) and not at(0.07).rejects(0.01)
+
+
+def test_negative_binomial_records_cv_and_likelihood_ratio_by_hand():
+    def fit(shape, ll, llp):
+        return an.NegBinFit(1.0, shape, 1.0, 10.0, ll, llp, 0.0, 10)
+    assert fit(4.0, 0.0, 0.0).rate_cv == 0.5 and fit(math.inf, 0.0, 0.0).rate_cv == 0.0
+    # LR = 2.705543 is chi2(1)'s 90 % quantile: half its tail is 0.05
+    assert fit(4.0, -10.0, -10.0 - 2.705543454095404 / 2).likelihood_ratio_p == pytest.approx(0.05, rel=1e-9)
+    assert fit(4.0, -10.0, -9.0).likelihood_ratio_p == 0.5  # a fit worse than Poisson counts as LR 0
+    assert fit(4.0, -10.0, -10.0).likelihood_ratio_p == 0.5
+
+
+class _OffLattice:
+    """A scipy distribution whose isf is off by ``shift`` (as an approximate isf may be on a lattice)."""
+
+    def __init__(self, dist, shift):
+        self.d, self.shift = dist, shift
+
+    def isf(self, q):
+        return self.d.isf(q) + (self.shift if q > 1e-9 else 0)
+
+    def sf(self, x):
+        return self.d.sf(x)
+
+    def pmf(self, x):
+        return self.d.pmf(x)
+
+
+def test_top_share_limit_against_the_exact_quantile_integral():
+    for m, f in ((2.0, 0.05), (2.0, 0.01), (2.0, 0.5), (0.3, 0.1), (6.0, 0.2)):
+        d = stats.poisson(m)
+        want = top_share_exact(d.sf, m, f)
+        assert an.top_share_limit(d, m, f) == pytest.approx(want, rel=1e-9), (m, f)
+        for shift in (-3, 3):  # an isf off the lattice's quantile is corrected both ways
+            assert an.top_share_limit(_OffLattice(d, shift), m, f) == pytest.approx(want, rel=1e-9), (m, f, shift)
+    # a nearly silent fleet: fewer than 5 % of nodes have any incident, so the top 5 % hold them all
+    d = stats.poisson(0.01)
+    assert an.top_share_limit(d, 0.01, 0.05) == pytest.approx(1.0, rel=1e-12)
+    assert an.top_share_limit(_OffLattice(d, 3), 0.01, 0.05) == pytest.approx(1.0, rel=1e-12)
+    nb = stats.nbinom(0.5, 0.5 / 1.5)  # mean 1, shape 0.5: a long tail
+    assert an.top_share_limit(nb, 1.0, 0.05) == pytest.approx(top_share_exact(nb.sf, 1.0, 0.05, 2000), rel=1e-9)
+    with pytest.raises(ValueError, match="fraction"):
+        an.top_share_limit(d, 0.01, 0.0)
+
+
+def test_worst_node_shares_by_hand():
+    counts = [5, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1] + [0] * 18  # 30 nodes, 20 incidents
+    w = an.worst_node_shares(np.random.default_rng(0).permutation(counts))
+    assert w.fractions == (0.01, 0.05, 0.10)
+    assert w.nodes == (1, 2, 3)  # ceil(0.3), ceil(1.5), ceil(3)
+    assert w.observed == pytest.approx((5 / 20, 8 / 20, 10 / 20), rel=1e-12)
+    m = 20 / 30
+    assert w.poisson == pytest.approx(tuple(top_share_exact(stats.poisson(m).sf, m, f) for f in (0.01, 0.05, 0.10)), rel=1e-9)
+    assert w.negbin is None
+    assert an.worst_node_shares([1] * 200).nodes == (2, 10, 20)
+    assert an.worst_node_shares([0] * 9 + [1]).nodes == (1, 1, 1)  # at least one node
+    fit = an.NegBinFit(0.5, 2.0, 1.0, 3.0, 0.0, 0.0, 0.0, 30)  # gamma shape 2, mean 0.5: nbinom(2, 2 / 2.5)
+    wn = an.worst_node_shares(counts, (0.1, 0.2), fit=fit)
+    want = tuple(top_share_exact(stats.nbinom(2.0, 0.8).sf, 0.5, f) for f in (0.1, 0.2))
+    assert wn.negbin == pytest.approx(want, rel=1e-9) and wn.nodes == (3, 6)
+    assert an.worst_node_shares(counts, fit=an.NegBinFit(0.5, math.inf, 1.0, math.inf, 0.0, 0.0, 0.0, 30)).negbin is None
+
+
+def test_lemon_removal_records_properties_by_hand():
+    lem = an.LemonRemoval(5.0, 2, 10, 2, 12, 6, 4.0, 0.5, 0.1, 0.9, (0, 1), 0.95)
+    assert lem.capacity_removed == 0.2
+    assert lem.rate_all_per_node_day == pytest.approx(12 / 40)
+    assert lem.rate_kept_per_node_day == pytest.approx(6 / 32)
+    assert math.isnan(an.LemonRemoval(5.0, 2, 10, 10, 12, 0, 4.0, 0.0, 0.0, 0.0, (), 0.95).rate_kept_per_node_day)
+
+
+def _lemon_log():
+    # window 10 to 30: the default split is day 20. a: 2 before, 1 after; b: 1 before, one exactly at day 20
+    # (after: the first part is start < split) and one after; c: 1 after; d: 1 before; e: none.
+    return hand_log([("a", 12.0, 13.0), ("a", 14.0, 15.0), ("a", 25.0, 26.0), ("b", 15.0, 16.0), ("b", 20.0, 21.0),
+                     ("b", 28.0, 29.0), ("c", 22.0, 23.0), ("d", 11.0, 12.0)], (10.0, 30.0))
+
+
+def test_lemon_removal_by_hand_with_a_given_threshold():
+    lem = an.lemon_removal(_lemon_log(), 5, threshold=2)
+    assert (lem.split_day, lem.threshold, lem.n_nodes, lem.n_removed, lem.removed_nodes) == (20.0, 2, 5, 1, (0,))
+    assert (lem.count_all, lem.count_kept, lem.days_after, lem.confidence) == (4, 3, 10.0, 0.95)
+    scale = 5 / 4  # the fleet's exposure over the kept nodes'
+    assert lem.factor == pytest.approx(3 / 4 * scale, rel=1e-12)
+    assert (lem.factor_low, lem.factor_high) == pytest.approx(tuple(b * scale for b in beta_ci(3, 4)), rel=1e-9)
+    half = an.lemon_removal(_lemon_log(), 5, threshold=2, confidence=0.5)
+    assert (half.factor_low, half.factor_high) == pytest.approx(tuple(b * scale for b in beta_ci(3, 4, 0.5)), rel=1e-9)
+    late = an.lemon_removal(_lemon_log(), 5, split=0.75, threshold=2)  # day 25: a (2) and b (2) before it
+    assert (late.split_day, late.removed_nodes, late.count_all, late.count_kept) == (25.0, (0, 1), 2, 0)
+    with pytest.raises(ValueError, match="threshold"):
+        an.lemon_removal(_lemon_log(), 5, threshold=0)
+    with pytest.raises(ValueError, match="n_nodes"):
+        an.lemon_removal(_lemon_log(), 0, threshold=2)
+
+
+def test_lemon_removal_by_hand_with_the_1_percent_rule():
+    # 8 nodes, 4 incidents before day 20 (mean 0.5: the 1 % rule's threshold is 4, a 2 % rule's 3), a has 3 of them
+    log = hand_log([("a", 11.0, 12.0), ("a", 12.0, 13.0), ("a", 13.0, 14.0), ("b", 14.0, 15.0), ("a", 25.0, 26.0),
+                    ("c", 22.0, 23.0), ("c", 27.0, 28.0)], (10.0, 30.0))
+    lem = an.lemon_removal(log, 8)
+    assert (lem.threshold, lem.n_removed, lem.count_all, lem.count_kept, lem.factor) == (4, 0, 3, 3, 1.0)
+    lem2 = an.lemon_removal(log, 8, false_flag=0.02)
+    assert (lem2.threshold, lem2.removed_nodes, lem2.count_kept) == (3, (0,), 2)
+    assert lem2.factor == pytest.approx(2 / 3 * 8 / 7, rel=1e-12)
+    # mean 4/5 = 0.8: P(X >= 3) = 4.7 % > 1 % >= P(X >= 4) = 0.91 %, so 4; a has 4 before the split
+    log5 = hand_log([("a", 11.0, 12.0), ("a", 12.0, 13.0), ("a", 13.0, 14.0), ("a", 14.0, 15.0), ("a", 25.0, 26.0),
+                     ("b", 21.0, 22.0), ("c", 22.0, 23.0)], (10.0, 30.0))
+    lem5 = an.lemon_removal(log5, 5)
+    assert (lem5.threshold, lem5.removed_nodes, lem5.count_all, lem5.count_kept) == (4, (0,), 3, 2)
+    assert lem5.factor == pytest.approx(2 / 3 * 5 / 4, rel=1e-12)
+
+
+def test_lemon_removal_refuses_a_split_with_nothing_to_select_on_or_measure():
+    after = hand_log([("a", 21.0, 22.0), ("b", 25.0, 26.0)], (10.0, 30.0))
+    with pytest.raises(ValueError, match="first part of the log holds no incident"):
+        an.lemon_removal(after, 4)
+    before = hand_log([("a", 11.0, 12.0), ("a", 12.0, 13.0), ("b", 15.0, 16.0)], (10.0, 30.0))
+    with pytest.raises(ValueError, match="later part of the log holds no incident"):
+        an.lemon_removal(before, 4, threshold=2)
+    both = hand_log([("a", 11.0, 12.0), ("b", 12.0, 13.0), ("a", 25.0, 26.0)], (10.0, 30.0))
+    with pytest.raises(ValueError, match="threshold 1 removes every node"):
+        an.lemon_removal(both, 2, threshold=1)
+    assert an.lemon_removal(both, 3, threshold=1).n_removed == 2  # one node left: allowed
+
+
+def test_repeat_fault_share_by_hand():
+    # a at 1, 3, 10; b at 2; c at 5 and 5.5: over the log, a's 3 and 10 and c's 5.5 are repeats (3 of 6)
+    log = hand_log([("a", 1.0, 1.5), ("b", 2.0, 2.5), ("a", 3.0, 3.5), ("c", 5.0, 5.2), ("c", 5.5, 6.0), ("a", 10.0, 11.0)],
+                   (0.0, 20.0))
+    r = an.repeat_fault_share(log, 4)
+    assert (r.repeats, r.total, r.share, r.within_days) == (3, 6, 0.5, None)
+    assert (r.low, r.high) == pytest.approx(beta_ci(3, 6), rel=1e-9)
+    m = 6 / 4  # identical Poisson nodes: E[repeats] = E[N] - P(N > 0) per node
+    assert r.poisson_share == pytest.approx((m - (1 - math.exp(-m))) / m, rel=1e-12)
+    w = an.repeat_fault_share(log, 4, 2.0)  # within 2 days: a's 3 (exactly 2 after) and c's 5.5
+    assert (w.repeats, w.within_days) == (2, 2.0)
+    assert w.poisson_share == pytest.approx(1 - math.exp(-m * 2.0 / 20.0), rel=1e-12)
+    assert (an.repeat_fault_share(log, 4, confidence=0.5).low,) == pytest.approx((beta_ci(3, 6, 0.5)[0],), rel=1e-9)
+    with pytest.raises(ValueError, match="within_days"):
+        an.repeat_fault_share(log, 4, 0.0)
+    with pytest.raises(ValueError, match="the log holds no incident"):
+        an.repeat_fault_share(hand_log([], (0.0, 20.0)), 4)
+    with pytest.raises(ValueError, match="n_nodes"):
+        an.repeat_fault_share(log, 0)
+
+
+def _burst_log():
+    # window 10 to 14.5: 4 whole days. Minutes after 10.5 and 12.5 written out; the last incident (day 4) is
+    # outside the whole days.
+    mn = 1 / 1440
+    return hand_log([
+        ("a", 10.5, 11.0), ("b", 10.5 + 3 * mn, 11.0),                 # 3 min apart, two nodes: both coincident
+        ("a", 11.2, 11.3),                                            # day 1 alone
+        ("c", 12.5, 12.6), ("c", 12.5 + 2 * mn, 12.6),                # the same node 2 min apart: not coincident
+        ("d", 12.5 + 7.5 * mn, 12.6),                                 # 5.5 min after c's second: not within 5
+        ("b", 12.9, 13.0),                                            # day 2 holds 4
+        ("b", 13.6, 13.7),                                            # day 3
+        ("e", 14.2, 14.3),                                            # day 4: not a whole day
+    ], (10.0, 14.5))
+
+
+def test_bursts_every_field_by_hand():
+    log = _burst_log()
+    b = an.bursts(log)
+    t = np.array(sorted(log.start))
+    gaps = np.diff(t)
+    mean_gap = (t[-1] - t[0]) / 8
+    sd_gap = math.sqrt(sum((g - mean_gap) ** 2 for g in gaps) / 7)
+    assert b.n == 9 and b.gap_cv == pytest.approx(sd_gap / mean_gap, rel=1e-9)
+    assert b.gap_cv_sd == pytest.approx(1 / math.sqrt(8), rel=1e-12)
+    assert (b.window_min, b.coincident, b.coincident_share) == (5.0, 2, 2 / 9)
+    assert (b.coincident_low, b.coincident_high) == pytest.approx(beta_ci(2, 9), rel=1e-9)
+    other_per_day = (9 - 9 / 5) / 4.5  # 5 nodes: a fault sees the other nodes' 9 - 9/5 faults over 4.5 days
+    assert b.chance_share == pytest.approx(1 - math.exp(-2 * (5 / 1440) * other_per_day), rel=1e-9)
+    assert b.days == 4 and b.daily_counts.tolist() == [2, 1, 4, 1]
+    assert (b.daily_mean, b.daily_variance) == (2.0, pytest.approx(6 / 3, rel=1e-12))
+    assert b.at_least == 4 and b.p_at_least_observed == 0.25
+    assert (b.p_at_least_low, b.p_at_least_high) == pytest.approx(beta_ci(1, 4), rel=1e-9)
+    assert b.p_at_least_poisson == pytest.approx(1 - math.exp(-2) * (1 + 2 + 2 + 4 / 3), rel=1e-9)  # 14 %
+    assert b.gaps_days == pytest.approx(gaps)
+    six = an.bursts(log, window_min=6.0)  # now d is within 5.5 min of c's second
+    assert (six.coincident, six.window_min) == (4, 6.0)
+    assert an.bursts(log, at_least=5).p_at_least_observed == 0.0
+    assert an.bursts(log, at_least=2).p_at_least_observed == 0.5
+    half = an.bursts(log, confidence=0.5)
+    assert (half.coincident_low, half.p_at_least_high) == pytest.approx((beta_ci(2, 9, 0.5)[0], beta_ci(1, 4, 0.5)[1]), rel=1e-9)
+
+
+def test_bursts_edges_by_hand():
+    one = hand_log([("a", 0.5, 0.6), ("a", 0.5 + 1 / 1440, 0.6), ("a", 1.5, 1.6)], (0.0, 2.0))  # 3 incidents, 2 days: the least
+    b = an.bursts(one)
+    assert (b.coincident, b.chance_share, b.days) == (0, 0.0, 2)  # one node: no other node to coincide with
+    same = hand_log([("a", 1.0, 1.1), ("b", 1.0, 1.1), ("c", 1.0, 1.1)], (0.0, 3.0))
+    s = an.bursts(same)
+    assert math.isinf(s.gap_cv) and s.coincident == 3
+    with pytest.raises(ValueError, match="at least 3 incidents"):
+        an.bursts(hand_log([("a", 0.5, 0.6), ("b", 1.5, 1.6)], (0.0, 3.0)))
+    with pytest.raises(ValueError, match="at least two whole days"):
+        an.bursts(hand_log([("a", 0.5, 0.6), ("b", 1.0, 1.6), ("c", 1.5, 1.6)], (0.0, 1.99)))
+    with pytest.raises(ValueError, match="window_min"):
+        an.bursts(one, window_min=0.0)
+    with pytest.raises(ValueError, match="at_least"):
+        an.bursts(one, at_least=0)
+
+
+def _monthly_log(window=(0.0, 70.0)):
+    # 6 incidents in days 0-30, 2 in 30-60, 2 in 60-70
+    return hand_log([("a", d, d + 0.5) for d in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 35.0, 40.0, 61.0, 69.0)], window)
+
+
+def test_monthly_rates_every_field_by_hand():
+    m = an.monthly_rates(_monthly_log(), an.Fleet(2, 4))  # 8 GPUs
+    assert m.edges.tolist() == [0.0, 30.0, 60.0, 70.0] and m.counts.tolist() == [6, 2, 2]
+    assert m.rate == pytest.approx([6 / 240, 2 / 240, 2 / 80], rel=1e-12)
+    for i, (c, gpu_days) in enumerate(((6, 240), (2, 240), (2, 80))):
+        assert (m.low[i], m.high[i]) == pytest.approx(garwood(c, gpu_days), rel=1e-9)
+    e = np.array([30, 30, 10]) * 10 / 70  # one rate: the 10 incidents spread by length
+    chi2 = float(np.sum((np.array([6, 2, 2]) - e) ** 2 / e))
+    assert chi2 == pytest.approx(2.1333333, rel=1e-6)
+    assert (m.chi2, m.dof) == (pytest.approx(chi2, rel=1e-12), 2)
+    assert m.p_value == pytest.approx(math.exp(-chi2 / 2), rel=1e-9)  # chi2(2)'s tail is exp(-x/2)
+    assert m.first_ratio == pytest.approx((6 / 30) / (4 / 40), rel=1e-12)  # 2.0
+    lo, hi = beta_ci(6, 10)  # month 1's share of the 10, as odds, times the lengths' ratio
+    assert (m.first_low, m.first_high) == pytest.approx((lo / (1 - lo) * 40 / 30, hi / (1 - hi) * 40 / 30), rel=1e-9)
+    m31 = an.monthly_rates(_monthly_log(), an.Fleet(2, 4), month_days=31.0)
+    assert m31.edges.tolist() == [0.0, 31.0, 62.0, 70.0] and m31.counts.tolist() == [6, 3, 1]
+    half = an.monthly_rates(_monthly_log(), an.Fleet(2, 4), confidence=0.5)
+    assert (half.low[0], half.first_high) == pytest.approx((garwood(6, 240, 0.5)[0], (lambda h: h / (1 - h) * 4 / 3)(beta_ci(6, 10, 0.5)[1])), rel=1e-9)
+
+
+def test_monthly_rates_edges_by_hand():
+    two = an.monthly_rates(_monthly_log((0.0, 60.0)).where(np.arange(10) < 8), an.Fleet(2, 4))  # exactly two months
+    assert two.edges.tolist() == [0.0, 30.0, 60.0] and two.dof == 1
+    # a window a hair over two months does not get a third month of 1e-12 days
+    tiny = an.monthly_rates(hand_log([("a", 1.0, 2.0), ("a", 35.0, 36.0)], (0.0, 60.0 + 1e-12)), an.Fleet(2, 4))
+    assert tiny.edges.tolist() == [0.0, 30.0, 60.0] and tiny.counts.tolist() == [1, 1]
+    first_only = an.monthly_rates(hand_log([("a", 1.0, 2.0), ("b", 2.0, 3.0)], (0.0, 60.0)), an.Fleet(2, 4))
+    assert math.isinf(first_only.first_ratio) and math.isinf(first_only.first_high)
+    assert first_only.first_low == pytest.approx(beta_ci(2, 2)[0] / (1 - beta_ci(2, 2)[0]), rel=1e-9)
+    with pytest.raises(ValueError, match="month_days"):
+        an.monthly_rates(hand_log([("a", 1.0, 2.0)], (0.0, 59.0)), an.Fleet(2, 4))
+    with pytest.raises(ValueError, match="month_days"):
+        an.monthly_rates(_monthly_log(), an.Fleet(2, 4), month_days=0.0)
+    with pytest.raises(ValueError, match="the log holds no incident"):
+        an.monthly_rates(hand_log([], (0.0, 70.0)), an.Fleet(2, 4))
+
+
+def test_kaplan_meier_by_hand():
+    # 1, 2, 2+ (censored), 3, 4+: S = 4/5, then 4/5 x 3/4 (the censored 2 still at risk at 2), then x 1/2
+    t, s = an.kaplan_meier([4.0, 2.0, 1.0, 3.0, 2.0], [False, True, True, True, False])
+    assert t.tolist() == [1.0, 2.0, 3.0] and s == pytest.approx([0.8, 0.6, 0.3], rel=1e-12)
+    t0, s0 = an.kaplan_meier([0.0, 1.0], [True, True])  # a zero duration is a duration
+    assert t0.tolist() == [0.0, 1.0] and s0 == pytest.approx([0.5, 0.0])
+    te, se = an.kaplan_meier([1.0, 2.0], [False, False])  # all censored: no step
+    assert te.size == 0 and se.size == 0
+    for d, ev in (([[1.0]], [[True]]), ([1.0, 2.0], [True]), ([], []), ([-1.0, 1.0], [True, True]),
+                  ([1.0, math.inf], [True, True]), ([1.0, NAN], [True, True])):
+        with pytest.raises(ValueError, match="durations must be"):
+            an.kaplan_meier(d, ev)
+
+
+def test_repair_times_by_hand():
+    # 10 closed repairs of 1..10 days: the KM cdf steps by 0.1, median 5, p90 9; the distribution-free 95 %
+    # intervals are order statistics: median x(2)..x(9) (1-based), p90 x(7)..x(10) (binomial(10, q) quantiles)
+    log = hand_log([(f"n{i}", float(i), float(i) + d) for i, d in enumerate(range(1, 11))], (0.0, 100.0))
+    r = an.repair_times(log)
+    assert (r.n, r.censored, r.zero_length) == (10, 0, 0)
+    assert (r.median_days, r.median_low, r.median_high) == (5.0, 2.0, 9.0)
+    assert (r.p90_days, r.p90_low, r.p90_high) == (9.0, 7.0, 10.0)
+    assert r.mean_days == 5.5 and r.times.tolist() == [float(d) for d in range(1, 11)]
+    assert r.cdf == pytest.approx(np.arange(1, 11) / 10)
+    wide = an.repair_times(log, confidence=0.5)  # binomial(10, 0.5)'s 25 % and 75 % quantiles 4 and 6: x(4), x(7)
+    assert (wide.median_low, wide.median_high) == (4.0, 7.0)
+    # a zero-length repair, and the log's last repair still open at the window's end (censored at 100 - 40 = 60 days)
+    z = an.repair_times(hand_log([("a", 1.0, 1.0), ("b", 2.0, 2.5), ("c", 3.0, 4.0), ("d", 40.0, NAN)], (0.0, 100.0)))
+    assert (z.n, z.censored, z.zero_length) == (4, 1, 1)
+    assert z.median_days == 0.5 and math.isinf(z.p90_days)  # KM: 0.25, 0.5, 0.75 at 0, 0.5, 1; the censored one never steps
+    assert math.isnan(z.median_low) and math.isnan(z.p90_high)
+    assert z.mean_days == pytest.approx(1.5 / 3)
+    allopen = an.repair_times(hand_log([("a", 1.0, NAN), ("b", 2.0, NAN)], (0.0, 10.0)))
+    assert math.isnan(allopen.mean_days) and math.isinf(allopen.median_days) and allopen.censored == 2
+    # KM that stops below 0.9 (the longest repair censored): the p90 is not reached
+    part = an.repair_times(hand_log([("a", 1.0, 2.0), ("b", 2.0, 4.0), ("c", 5.0, NAN)], (0.0, 10.0)))
+    assert part.median_days == 2.0 and math.isinf(part.p90_days)
+    with pytest.raises(ValueError, match="the log holds no incident"):
+        an.repair_times(hand_log([], (0.0, 10.0)))
+    with pytest.raises(ValueError, match="confidence"):
+        an.repair_times(log, confidence=1.0)
+
+
+def test_spare_pool_by_hand():
+    # 2 failures a day, 1.5-day repairs: Poisson(3) in repair; P(N <= 7) = 0.9881 < 0.99 <= P(N <= 8) = 0.9962: 9 spares
+    assert stats.poisson.cdf(7, 3) < 0.99 <= stats.poisson.cdf(8, 3)
+    assert an.spare_pool(2.0, 1.5) == 9
+    assert an.spare_pool(2.0, 1.5, 0.9) == 6  # P(N <= 4) = 0.815 < 0.9 <= P(N <= 5) = 0.916
+    for kw, name in ((dict(failures_per_day=0.0), "failures_per_day"), (dict(mean_repair_days=0.0), "mean_repair_days"),
+                     (dict(quantile=0.0), "quantile")):
+        with pytest.raises(ValueError, match=name):
+            an.spare_pool(**{**dict(failures_per_day=2.0, mean_repair_days=1.5), **kw})
+
+
+def _replay_log():
+    # window 100 to 110 (10 days), three nodes. b's last repair runs past the window's end and wraps onto c's first
+    # incident; d's repair of 0 days counts nobody, itself included; a's last is open (to 110).
+    return hand_log([("c", 100.2, 100.3), ("a", 101.0, 104.0), ("b", 102.0, 103.0), ("c", 103.5, 103.5),
+                     ("a", 108.0, NAN), ("b", 109.5, 110.5)], (100.0, 110.0))
+
+
+def test_replay_spares_on_the_whole_fleet_by_hand():
+    # at each incident, the other nodes in repair: c@0.2 sees b's wrapped tail, a@1 none, b@2 a, c@3.5 a,
+    # a@8 none, b@9.5 a (open to the end)
+    s, seen = an.replay_spares(_replay_log(), 3, 3)
+    assert seen.tolist() == [1, 0, 1, 1, 0, 1]
+    assert s == 2  # the 99 % of 6: the 6th smallest count, 1, plus one
+    assert an.replay_spares(_replay_log(), 3, 3, quantile=0.3)[0] == 1   # ceil(1.8) = 2nd smallest: 0
+    assert an.replay_spares(_replay_log(), 3, 3, quantile=0.34)[0] == 2  # ceil(2.04) = 3rd smallest: 1
+    assert an.replay_spares(_replay_log(), 3, 3, draws=0)[1].size == 6  # the whole fleet is one replay, draws unused
+
+
+def test_replay_spares_copies_and_draws():
+    log = _replay_log()
+    # a job of 6 nodes on a fleet of 3: two copies, every node chosen, in each of the 20 default draws
+    s, seen = an.replay_spares(log, 6, 3)
+    assert seen.size == 20 * 2 * 6
+    # the first copy is the log itself, the second the log shifted at random: at each incident the count is the
+    # log's own (a circular shift leaves a copy's counts alone) plus the other copy's nodes in repair then, at most 3
+    # (no node's repairs overlap); over a uniform shift that adds on average the repair days over the window,
+    # (0.1 + 3 + 1 + 0 + 2 + 1) / 10 = 0.71 (the mean of 20 draws spreads by 0.054 over seeds, measured)
+    own = np.tile([1, 0, 1, 1, 0, 1], 2)
+    excess = seen.reshape(20, 12) - own[np.newaxis, :]
+    assert excess.min() >= 0 and excess.max() <= 3
+    assert excess.mean() == pytest.approx(0.71, abs=4 * 0.054)
+    # the pool: the smallest s with P(count < s) >= 99 % over the counts seen
+    assert np.mean(seen < s) >= 0.99 > np.mean(seen < s - 1)
+    # the default stream is seed 0's, and another seed gives other offsets
+    again = an.replay_spares(log, 6, 3, seed=0)[1]
+    assert np.array_equal(seen, again) and not np.array_equal(seen, an.replay_spares(log, 6, 3, seed=1)[1])
+    assert an.replay_spares(log, 6, 3, draws=3)[1].size == 3 * 12
+    # a job of 2 of the 3 nodes: one copy, 2 nodes drawn each time, each with 2 of the 6 incidents, and at each
+    # the one other job node in repair or not
+    s2, seen2 = an.replay_spares(log, 2, 3, draws=40)
+    assert seen2.size == 40 * 4 and seen2.max() <= 1 and s2 == 2
+    for kw, name in ((dict(job_nodes=0), "job_nodes"), (dict(n_nodes=0), "n_nodes"), (dict(quantile=1.0), "quantile"),
+                     (dict(draws=0), "draws")):
+        with pytest.raises(ValueError, match=name):
+            an.replay_spares(**{**dict(log=log, job_nodes=2, n_nodes=3), **kw})
+    with pytest.raises(ValueError, match="the log holds no incident"):
+        an.replay_spares(hand_log([], (0.0, 10.0)), 2, 3)
+
+
+def test_replay_spares_of_a_job_that_draws_no_faulty_node():
+    log = hand_log([("a", 1.0, 2.0), ("a", 5.0, 6.0)], (0.0, 10.0))  # one faulty node of 1,000
+    rng = np.random.default_rng(0)
+    assert 0 not in rng.choice(1000, 1, replace=False)  # seed 0's one-node job: not node a
+    s, seen = an.replay_spares(log, 1, 1000, draws=1)
+    assert (s, seen.size) == (1, 0)
