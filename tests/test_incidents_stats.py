@@ -227,6 +227,24 @@ def test_lemon_removal_records_properties_by_hand():
     assert math.isnan(an.LemonRemoval(5.0, 2, 10, 10, 12, 0, 4.0, 0.0, 0.0, 0.0, (), 0.95).rate_kept_per_node_day)
 
 
+def test_the_lemon_threshold_allows_a_flag_rate_exactly_at_its_bound():
+    # the smallest k >= 2 with P(X >= k) <= false_flag: a false_flag equal to P(X >= 3) gives 3, a hair less 4
+    at = float(stats.poisson.sf(2, 0.5))
+    assert an.lemon_threshold(0.5, at) == 3 and an.lemon_threshold(0.5, at * (1 - 1e-9)) == 4
+    with pytest.raises(ValueError, match="mean_per_node"):
+        an.lemon_threshold(0.0)
+
+
+def test_the_gamma_poisson_fit_of_a_quiet_fleet_by_hand():
+    # mean 1/4 and under-dispersed (variance 3/16): no better than Poisson, whose log-likelihood is by hand
+    # 3 log P(0) + log P(1) = 4 (-1/4) + log(1/4)
+    fit = an.fit_negative_binomial([0, 0, 0, 1])
+    assert fit.mean == 0.25 and math.isinf(fit.shape) and math.isinf(fit.shape_high) and fit.n_nodes == 4
+    assert fit.loglik == fit.loglik_poisson == pytest.approx(-1.0 + math.log(0.25), rel=1e-12)
+    assert fit.zero_expected == pytest.approx(4 * math.exp(-0.25), rel=1e-12)
+    assert (fit.rate_cv, fit.likelihood_ratio_p) == (0.0, 0.5)
+
+
 def _lemon_log():
     # window 10 to 30: the default split is day 20. a: 2 before, 1 after; b: 1 before, one exactly at day 20
     # (after: the first part is start < split) and one after; c: 1 after; d: 1 before; e: none.
@@ -351,6 +369,15 @@ def test_bursts_edges_by_hand():
     same = hand_log([("a", 1.0, 1.1), ("b", 1.0, 1.1), ("c", 1.0, 1.1)], (0.0, 3.0))
     s = an.bursts(same)
     assert math.isinf(s.gap_cv) and s.coincident == 3
+    # a window as long as a day: a at 1.0 and b at 1.5 are within it of each other, a at 4.0 of nobody (its own
+    # 1.0 is the same node)
+    day = an.bursts(hand_log([("a", 1.0, 1.1), ("b", 1.5, 1.6), ("a", 4.0, 4.1)], (0.0, 5.0)), window_min=1440.0)
+    assert day.coincident == 2
+    # b and c 2.5 min apart are coincident, whatever a does elsewhere: a's faults at 0 and 3, b's at 1 - 10 min (the
+    # times that a per-node bookkeeping with blocks 3 - 1 days apart would confuse with a's)
+    w = 5 / 1440
+    odd = an.bursts(hand_log([("a", 0.0, 0.1), ("b", 1 - 2 * w, 1.1), ("c", 1 - 1.5 * w, 1.1), ("a", 3.0, 3.1)], (0.0, 3.5)))
+    assert odd.coincident == 2
     with pytest.raises(ValueError, match="at least 3 incidents"):
         an.bursts(hand_log([("a", 0.5, 0.6), ("b", 1.5, 1.6)], (0.0, 3.0)))
     with pytest.raises(ValueError, match="at least two whole days"):
