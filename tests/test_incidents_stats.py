@@ -388,6 +388,15 @@ def test_bursts_edges_by_hand():
         an.bursts(one, at_least=0)
 
 
+def test_coincident_faults_against_every_pair():
+    # a bursty log of ~600 faults on 400 nodes: "another node within the window" by brute force over all pairs
+    log, _ = synthetic_log(9, n_nodes=400, days=60.0, rate_per_node_day=0.02, burst_share=0.3, burst_size=4.0)
+    t, node = log.start, log.node
+    for window_min in (5.0, 60.0):
+        near = (np.abs(t[:, None] - t[None, :]) <= window_min / 1440) & (node[:, None] != node[None, :])
+        assert an.bursts(log, window_min=window_min).coincident == int(near.any(axis=1).sum()), window_min
+
+
 def _monthly_log(window=(0.0, 70.0)):
     # 6 incidents in days 0-30, 2 in 30-60, 2 in 60-70
     return hand_log([("a", d, d + 0.5) for d in (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 35.0, 40.0, 61.0, 69.0)], window)
@@ -424,6 +433,8 @@ def test_monthly_rates_edges_by_hand():
     assert first_only.first_low == pytest.approx(beta_ci(2, 2)[0] / (1 - beta_ci(2, 2)[0]), rel=1e-9)
     with pytest.raises(ValueError, match="month_days"):
         an.monthly_rates(hand_log([("a", 1.0, 2.0)], (0.0, 59.0)), an.Fleet(2, 4))
+    with pytest.raises(ValueError, match="month_days"):
+        an.monthly_rates(hand_log([("a", 101.0, 102.0)], (100.0, 159.0)), an.Fleet(2, 4))
     with pytest.raises(ValueError, match="month_days"):
         an.monthly_rates(_monthly_log(), an.Fleet(2, 4), month_days=0.0)
     with pytest.raises(ValueError, match="the log holds no incident"):
