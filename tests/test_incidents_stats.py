@@ -447,6 +447,8 @@ def test_kaplan_meier_by_hand():
     assert t.tolist() == [1.0, 2.0, 3.0] and s == pytest.approx([0.8, 0.6, 0.3], rel=1e-12)
     t0, s0 = an.kaplan_meier([0.0, 1.0], [True, True])  # a zero duration is a duration
     assert t0.tolist() == [0.0, 1.0] and s0 == pytest.approx([0.5, 0.0])
+    t1, s1 = an.kaplan_meier([1.0, 2.0], [True, False])  # one event: one step, to 1/2
+    assert t1.tolist() == [1.0] and s1.tolist() == [0.5]
     te, se = an.kaplan_meier([1.0, 2.0], [False, False])  # all censored: no step
     assert te.size == 0 and se.size == 0
     for d, ev in (([[1.0]], [[True]]), ([1.0, 2.0], [True]), ([], []), ([-1.0, 1.0], [True, True]),
@@ -473,6 +475,10 @@ def test_repair_times_by_hand():
     assert z.median_days == 0.5 and math.isinf(z.p90_days)  # KM: 0.25, 0.5, 0.75 at 0, 0.5, 1; the censored one never steps
     assert math.isnan(z.median_low) and math.isnan(z.p90_high)
     assert z.mean_days == pytest.approx(1.5 / 3)
+    # an open repair censored at the window's end, 3 days after it started: at risk for 1 and 2, gone before 5
+    mid = an.repair_times(hand_log([("a", 10.0, 11.0), ("b", 20.0, 22.0), ("c", 30.0, 35.0), ("d", 97.0, NAN)], (0.0, 100.0)))
+    assert mid.times.tolist() == [1.0, 2.0, 5.0] and mid.cdf == pytest.approx([0.25, 0.5, 1.0])
+    assert (mid.median_days, mid.p90_days, mid.censored) == (2.0, 5.0, 1)
     allopen = an.repair_times(hand_log([("a", 1.0, NAN), ("b", 2.0, NAN)], (0.0, 10.0)))
     assert math.isnan(allopen.mean_days) and math.isinf(allopen.median_days) and allopen.censored == 2
     # KM that stops below 0.9 (the longest repair censored): the p90 is not reached
