@@ -212,6 +212,8 @@ def test_worst_node_shares_by_hand():
     assert w.negbin is None
     assert an.worst_node_shares([1] * 200).nodes == (2, 10, 20)
     assert an.worst_node_shares([0] * 9 + [1]).nodes == (1, 1, 1)  # at least one node
+    one = an.worst_node_shares([3])  # a fleet of one node holds all of it
+    assert one.nodes == (1, 1, 1) and one.observed == (1.0, 1.0, 1.0)
     fit = an.NegBinFit(0.5, 2.0, 1.0, 3.0, 0.0, 0.0, 0.0, 30)  # gamma shape 2, mean 0.5: nbinom(2, 2 / 2.5)
     wn = an.worst_node_shares(counts, (0.1, 0.2), fit=fit)
     want = tuple(top_share_exact(stats.nbinom(2.0, 0.8).sf, 0.5, f) for f in (0.1, 0.2))
@@ -243,6 +245,27 @@ def test_the_gamma_poisson_fit_of_a_quiet_fleet_by_hand():
     assert fit.loglik == fit.loglik_poisson == pytest.approx(-1.0 + math.log(0.25), rel=1e-12)
     assert fit.zero_expected == pytest.approx(4 * math.exp(-0.25), rel=1e-12)
     assert (fit.rate_cv, fit.likelihood_ratio_p) == (0.0, 0.5)
+
+
+def test_the_gamma_poisson_interval_of_a_fleet_with_one_bad_node_reaches_down_to_0():
+    # 1,999 nodes with none and one with 2,000: the fitted shape is tiny (5e-5) and the likelihood at the search's
+    # lower end k = e^-12 is, by scipy's negative binomial, less than the 95 % drop of 1.92 below the maximum: the
+    # interval's lower end is 0; its upper end is where the drop is reached
+    counts = np.r_[np.zeros(1999, np.int64), 2000]
+    fit = an.fit_negative_binomial(counts)
+
+    def loglik(k):
+        return float(stats.nbinom.logpmf(counts, k, k / (k + 1.0)).sum())
+    drop = stats.chi2.ppf(0.95, 1) / 2
+    assert fit.mean == 1.0 and fit.loglik == pytest.approx(loglik(fit.shape), abs=1e-9)
+    assert fit.loglik - drop < loglik(math.exp(-12.0)) < fit.loglik - 1.0
+    assert fit.shape_low == 0.0 and fit.shape_low < fit.shape < fit.shape_high < 1e-3
+    assert loglik(fit.shape_high) == pytest.approx(fit.loglik - drop, abs=1e-6)
+    # and the quiet fleet (no better than Poisson): the interval's lower end where the drop below Poisson is reached
+    quiet = [0, 0, 0, 1]
+    q = an.fit_negative_binomial(quiet)
+    ll_q = float(stats.nbinom.logpmf(quiet, q.shape_low, q.shape_low / (q.shape_low + 0.25)).sum())
+    assert ll_q == pytest.approx(q.loglik_poisson - drop, abs=1e-6)
 
 
 def _lemon_log():
@@ -548,6 +571,14 @@ def test_replay_spares_copies_and_draws():
             an.replay_spares(**{**dict(log=log, job_nodes=2, n_nodes=3), **kw})
     with pytest.raises(ValueError, match="the log holds no incident"):
         an.replay_spares(hand_log([], (0.0, 10.0)), 2, 3)
+
+
+def test_replay_spares_of_a_single_fault():
+    log = hand_log([("a", 1.0, 2.0)], (0.0, 10.0))
+    s, seen = an.replay_spares(log, 1, 1)  # the whole fleet: the one fault finds nobody else in repair
+    assert (s, seen.tolist()) == (1, [0])
+    s2, seen2 = an.replay_spares(log, 1, 2, draws=20)  # a one-node job on two nodes: a is drawn about half the time
+    assert s2 == 1 and 0 < seen2.size < 20 and not seen2.any()
 
 
 def test_replay_spares_of_a_job_that_draws_no_faulty_node():
