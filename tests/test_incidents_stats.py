@@ -573,6 +573,14 @@ def test_replay_spares_copies_and_draws():
         an.replay_spares(hand_log([], (0.0, 10.0)), 2, 3)
 
 
+def test_replay_spares_with_one_largest_count():
+    # three overlapping repairs: a's fault finds nobody out, b's finds a, c's finds a and b: 99 % needs 2 + 1 spares
+    log = hand_log([("a", 1.0, 6.0), ("b", 2.0, 7.0), ("c", 3.0, 4.0)], (0.0, 10.0))
+    s, seen = an.replay_spares(log, 3, 3)
+    assert (s, seen.tolist()) == (3, [0, 1, 2])
+    assert an.replay_spares(log, 3, 3, quantile=0.6)[0] == 2  # ceil(1.8) = the 2nd smallest, 1
+
+
 def test_replay_spares_of_a_single_fault():
     log = hand_log([("a", 1.0, 2.0)], (0.0, 10.0))
     s, seen = an.replay_spares(log, 1, 1)  # the whole fleet: the one fault finds nobody else in repair
