@@ -490,6 +490,9 @@ def test_repair_times_by_hand():
     assert (r.p90_days, r.p90_low, r.p90_high) == (9.0, 7.0, 10.0)
     assert r.mean_days == 5.5 and r.times.tolist() == [float(d) for d in range(1, 11)]
     assert r.cdf == pytest.approx(np.arange(1, 11) / 10)
+    # 5 repairs: binomial(5, 1/2) puts 1/32 > 2.5 % on 0 and on 5, so the median's interval is x(1)..x(5) (93.75 %)
+    five = an.repair_times(hand_log([(f"n{i}", float(i), float(i) + d) for i, d in enumerate(range(1, 6))], (0.0, 100.0)))
+    assert (five.median_days, five.median_low, five.median_high) == (3.0, 1.0, 5.0)
     wide = an.repair_times(log, confidence=0.5)  # binomial(10, 0.5)'s 25 % and 75 % quantiles 4 and 6: x(4), x(7)
     assert (wide.median_low, wide.median_high) == (4.0, 7.0)
     # a zero-length repair, and the log's last repair still open at the window's end (censored at 100 - 40 = 60 days)
@@ -571,6 +574,45 @@ def test_replay_spares_copies_and_draws():
             an.replay_spares(**{**dict(log=log, job_nodes=2, n_nodes=3), **kw})
     with pytest.raises(ValueError, match="the log holds no incident"):
         an.replay_spares(hand_log([], (0.0, 10.0)), 2, 3)
+
+
+class _RecordingGenerator(np.random.Generator):
+    """numpy's Generator on the same PCG64 stream, keeping each uniform and choice draw (default_rng passes it through)."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.calls = []
+
+    def uniform(self, *args, **kw):
+        out = super().uniform(*args, **kw)
+        self.calls.append(("uniform", args, out))
+        return out
+
+    def choice(self, *args, **kw):
+        out = super().choice(*args, **kw)
+        self.calls.append(("choice", args, out))
+        return out
+
+
+def test_replay_spares_against_a_brute_force_replay_of_its_own_draws():
+    # a job of 5 nodes on a fleet of 3: copy 0 is the log, copy 1 the log shifted by a uniform offset in [0, T); the
+    # job is 5 of the 6 node-copies (copy c's node k is c x 3 + k). Replayed by hand from the recorded draws: at each
+    # fault of a job node-copy, the job's other repairs in progress, circularly over the 10-day window
+    log = _replay_log()
+    rng = _RecordingGenerator(3)
+    s, seen = an.replay_spares(log, 5, 3, draws=4, seed=rng)
+    slot = {name: k for k, name in enumerate(sorted(set(log.node_names.tolist())))}
+    rel = log.start - 100.0
+    dur = np.where(log.open, 110.0 - log.start, log.end - log.start)
+    want = []
+    assert [c[0] for c in rng.calls] == ["uniform", "choice"] * 4
+    for (_, u_args, u), (_, c_args, chosen) in zip(rng.calls[::2], rng.calls[1::2]):
+        assert u_args == (0, 10.0, 1) and c_args == (6, 5)  # one offset per copy after the first; 5 of 6 node-copies
+        reps = [((rel[i] + off) % 10.0, dur[i], c * 3 + slot[nm])
+                for c, off in enumerate((0.0, u[0])) for i, nm in enumerate(log.node_names.tolist()) if c * 3 + slot[nm] in chosen]
+        want += [sum(1 for j, (t2, d2, _) in enumerate(reps) if j != i and (t - t2) % 10.0 < d2) for i, (t, d, _) in enumerate(reps)]
+    assert seen.tolist() == want
+    assert np.mean(seen < s) >= 0.99 > np.mean(seen < s - 1)
 
 
 def test_replay_spares_with_one_largest_count():
