@@ -9,7 +9,7 @@ Nothing here imports torch at import time.
 """
 from .events import EventLog, events_of, next_failure, read_events, spare_state, wait_for, waiting_nodes
 from .lab import Lab, LabError, LabResult, leftovers, temporary_run_dir
-from .procs import die_with_parent, free_port, kill_group, output_tail, pids_with_token, port_is_open
+from .procs import die_with_parent, kill_group, output_tail, pids_with_token, port_is_open
 
 __all__ = [
     "EventLog",
@@ -18,7 +18,6 @@ __all__ = [
     "LabResult",
     "die_with_parent",
     "events_of",
-    "free_port",
     "kill_group",
     "leftovers",
     "next_failure",
