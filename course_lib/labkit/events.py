@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from .procs import LabError
+
 __all__ = ["RS", "EventLog", "read_events", "events_of", "wait_for", "next_failure", "waiting_nodes", "spare_state",
            "SPARE_MARGIN"]
 
@@ -99,8 +101,6 @@ def wait_for(path: str | os.PathLike, ev: str | None = None, *, deadline: float,
     processes that could log it are gone), :class:`~course_lib.labkit.LabError` is raised, naming what
     was awaited and holding ``tail()`` (the output tails of the run's processes).
     """
-    from .lab import LabError
-
     label = what or f"event {ev!r}" + (f" with {match}" if match else "")
     while True:
         events = read_events(path)

@@ -29,16 +29,12 @@ from pathlib import Path
 
 from .._validate import check_positive
 from .events import events_of, read_events, wait_for
-from .procs import TOKEN_VAR, die_with_parent, kill_group, listening_ports, output_tail, pids_with_token
+from .procs import TOKEN_VAR, LabError, die_with_parent, kill_group, listening_ports, output_tail, pids_with_token
 
 __all__ = ["LabError", "LabResult", "Lab", "temporary_run_dir", "leftovers"]
 
 _TOKENS: list[str] = []  # every run this process started (leftovers() looks for their processes)
 _PATHS: list[Path] = []  # temporary paths the runs registered (gone once their run closed)
-
-
-class LabError(RuntimeError):
-    """A lab run failed or ran past its deadline (the message holds the output tails of its processes)."""
 
 
 @dataclass

@@ -21,9 +21,14 @@ import socket
 from pathlib import Path
 
 __all__ = ["TOKEN_VAR", "die_with_parent", "kill_group", "pids_with_token", "listening_ports", "output_tail",
-           "port_is_open"]
+           "port_is_open", "LabError"]
 
 TOKEN_VAR = "LABKIT_RUN"
+
+
+class LabError(RuntimeError):
+    """A lab run failed or ran past its deadline (the message holds the output tails of its processes,
+    :func:`output_tail`)."""
 
 
 def die_with_parent() -> None:
