@@ -36,6 +36,7 @@ STEPS, EVERY, TIMEOUT_S, DEAD_NODE_S = 12, 4, 3.0, 3
 KEEP_ALIVE_S = 1.0
 FAILURES = (NodeFailure("link_cut", 6, rank=1), NodeFailure("node_kill_in_ckpt", 8))
 REFERENCE = NodeLabConfig(steps=STEPS, ckpt_every=EVERY)
+CAP_S = 600  # a generous cap on a whole run: the stall rule (course_lib.labkit.stall_limit_s) fails a stuck one first
 
 
 # ----- settings (no root needed) -----
@@ -201,7 +202,9 @@ def test_a_run_that_times_out_leaves_nothing_behind(tmp_path):
 # ----- the two real runs -----
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    return run_nodelab(REFERENCE, run_dir=tmp_path_factory.mktemp("ref"), timeout_s=150)
+    # the deadline that matters is the lab's stall rule (measured in the run: 4 x its slowest agent start-up plus
+    # the waits its settings ask for); timeout_s is only a cap for a run that keeps logging but never ends
+    return run_nodelab(REFERENCE, run_dir=tmp_path_factory.mktemp("ref"), timeout_s=CAP_S)
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +212,7 @@ def faulty(tmp_path_factory):
     # two spares: one per loss. (A replacement provisioned after the loss, the no-spare path, is
     # exercised by benchmarks/nodelab_bench.py and by the node-and-buddy test below.)
     config = REFERENCE.replace(spares=2, failures=FAILURES, collective_timeout_s=TIMEOUT_S, dead_node_s=DEAD_NODE_S)
-    return run_nodelab(config, run_dir=tmp_path_factory.mktemp("faulty"), timeout_s=300)
+    return run_nodelab(config, run_dir=tmp_path_factory.mktemp("faulty"), timeout_s=CAP_S)
 
 
 def _by_kind(result):
@@ -294,7 +297,7 @@ def tiered(tmp_path_factory):
 
     # 3 nodes, a snapshot every 2 steps, every 3rd one persisted; node n1 lost at step 11, a spare waiting
     config = TierLabConfig(failures=[NodeLoss(11, nodes=(1,))], spares=1)
-    return run_tier_nodelab(config, run_dir=tmp_path_factory.mktemp("tiers"), timeout_s=240)
+    return run_tier_nodelab(config, run_dir=tmp_path_factory.mktemp("tiers"), timeout_s=CAP_S)
 
 
 @needs_root
@@ -324,7 +327,7 @@ def test_a_node_and_its_buddy_lost_take_the_spare_and_a_fresh_node_and_resume_fr
     from course_lib.nodelab import NodeLoss, TierLabConfig, reference_digests, run_tier_nodelab
 
     cfg = TierLabConfig(failures=[NodeLoss(11, nodes=(1, 2))], spares=1)
-    res = run_tier_nodelab(cfg, run_dir=tmp_path, timeout_s=240)
+    res = run_tier_nodelab(cfg, run_dir=tmp_path, timeout_s=CAP_S)
     persisted = (11 - 1) // (cfg.every * cfg.persist_every) * cfg.every * cfg.persist_every
     assert {step for step, _ in res.resumed.values()} == {persisted}
     assert "persisted" in {tier for _, tier in res.resumed.values()}  # shard 1 was only in storage

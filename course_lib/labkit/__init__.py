@@ -6,7 +6,7 @@ and the injection-by-state helpers :func:`next_failure` and :func:`waiting_nodes
 (process groups, the run's token, output tails, ports, :class:`LabError`), :mod:`.toy` (the toy training problem).
 Nothing here imports torch at import time.
 """
-from .events import EventLog, events_of, next_failure, read_events, spare_state, wait_for, waiting_nodes
+from .events import EventLog, events_of, next_failure, read_events, spare_state, stall_limit_s, wait_for, waiting_nodes
 from .lab import Lab, LabResult, leftovers, temporary_run_dir
 from .procs import LabError, die_with_parent, kill_group, output_tail, pids_with_token, port_is_open
 
@@ -25,6 +25,7 @@ __all__ = [
     "port_is_open",
     "read_events",
     "spare_state",
+    "stall_limit_s",
     "temporary_run_dir",
     "wait_for",
     "waiting_nodes",

@@ -227,7 +227,8 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
         raise ValueError(f"config must be a LemonLabConfig (got {type(config).__name__})")
     cfg = config
     timeout_s = _prepare(timeout_s)
-    with Lab(run_dir, timeout_s=timeout_s, prefix="lemon") as lab:
+    waits = cfg.collective_timeout_s + cfg.dead_node_s + cfg.rejoin_delay_s + cfg.gate_timeout_s + READ_TIMEOUT_S
+    with Lab(run_dir, timeout_s=timeout_s, prefix="lemon", stall_waits_s=waits) as lab:
         persist = lab.run_dir / "persist"
         shutil.rmtree(persist, ignore_errors=True)
         paths = {"events": str(lab.events_path), "disk": str(persist), "shm": str(lab.run_dir / "unused-shm"),
@@ -254,8 +255,8 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
         spares_left = cfg.spares
         t_done = None
         while True:
-            lab.check_deadline("lemon lab run")
             events = lab.events()
+            lab.check_deadline("lemon lab run", events)
             if events_of(events, "gave_up"):
                 break
             for e in events_of(events, "inject", kind="lemon"):
