@@ -272,7 +272,9 @@ def _spare_lines(p: dict) -> list[str]:
         "100 s, one ending in a closed rendezvous); their causes, fixed in the lab since, were the surviving agents "
         "waiting out the c10d rendezvous's 60 s store read timeout when the lost node had been the round's master "
         "(the lab now sets read_timeout, course_lib/nodelab/lab.py) and a second waiting agent beyond the job's node "
-        "count keeping the rendezvous re-forming (the lab now lets one spare wait at a time).",
+        "count keeping the rendezvous re-forming (the lab now lets one spare wait at a time). A third was found after this "
+        "table: a node plugged in mid-run could move the lab bridge's MAC address, cutting the nodes that still named the "
+        "old one off the rendezvous store for 15-45 s (the bridge's MAC is now fixed, course_lib/nodelab/net.py SWITCH_MAC).",
         "",
         f"Measured on a shared machine (load average {m['load_average_1min']} on {m['cores']} cores at the start); "
         "the settings were interleaved, so all saw the same machine.",

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from course_lib.checkpoint.holder import HolderClient, HolderServer, MemoryHolder
 from course_lib.checkpoint.safe import seal
+from course_lib.labkit import port_is_open
 from course_lib.checkpoint.state import poison_state, states_equal
 from course_lib.checkpoint.tiers import TieredCheckpointer, buddy_ring, load_sealed
 from course_lib.nodelab.tierlab import HOLDER_SCRIPT, NodeLoss, TierLabConfig, reference_digests, run_tier_lab
@@ -231,7 +232,7 @@ def test_lab_settings_are_validated():
     with pytest.raises(ValueError, match="nodes must be an integer >= 2"):
         TierLabConfig(nodes=1)
     with pytest.raises(ValueError, match=r"failures\[0\].nodes\[0\] must be an integer >= 1"):
-        TierLabConfig(failures=[(3, (0,))])  # node 0 hosts the rendezvous
+        TierLabConfig(failures=[(3, (0,))])  # node 0 stays rank 0 in every generation
     with pytest.raises(ValueError, match=r"failures\[0\].nodes must hold node indices in \[1, 2\]"):
         TierLabConfig(failures=[NodeLoss(3, (3,))])
     with pytest.raises(ValueError, match=r"failures\[0\].step must be"):
@@ -244,6 +245,21 @@ def test_lab_settings_are_validated():
         TierLabConfig(failures=[NodeLoss(3)], damage=[(2, 1, 2, "melt")])
     cfg = TierLabConfig(failures=[NodeLoss(11, (2, 1))], damage=[(0, 1, 10, "truncate")])
     assert TierLabConfig.from_json(cfg.to_json()) == cfg and cfg.failures[0].nodes == (1, 2)
+
+
+def test_loopback_node_addresses_sort_as_their_indices():
+    """The c10d rendezvous ranks a round's nodes by address (as text): node n<i> gets rank i only if the
+    addresses sort as the indices do, also past 9 and 99; each is this machine's own (127.0.0.0/8)."""
+    import ipaddress
+
+    from course_lib.nodelab.tierlab import loopback_addr
+
+    addrs = [loopback_addr(i) for i in range(156)]
+    assert sorted(addrs) == addrs and len(set(addrs)) == 156
+    assert all(ipaddress.ip_address(a).is_loopback for a in addrs)
+    for bad in (-1, 156, 1.5):
+        with pytest.raises(ValueError, match="^i must"):
+            loopback_addr(bad)
 
 
 # ----- the loopback lab: three torchrun "nodes" -----
@@ -273,6 +289,8 @@ def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(tmp_pat
     assert res.resumed == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
     assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
     assert _all_gone(res.pids)
+    (ready,) = res.events_of("rdzv_ready")  # the lab's rendezvous store bound port 0 and said which port it got
+    assert ready["port"] > 0 and not port_is_open(ready["port"])
 
 
 @pytest.mark.slow

@@ -116,6 +116,8 @@ def test_one_failure_end_to_end(tmp_path):
     for k, v in finals[0]["model"].items():
         assert torch.equal(v, finals[1]["model"][k])
     assert not port_is_open(res.lighthouse_port)
+    # the lighthouse bound port 0 and reported what it got: the port was never chosen before the bind
+    assert [e["port"] for e in res.events_of("lighthouse_ready")] == [res.lighthouse_port] and res.lighthouse_port > 0
     assert all(not os.path.exists(f"/proc/{p}") or open(f"/proc/{p}/stat").read().split()[2] == "Z" for p in res.pids)
     assert _our_processes(str(tmp_path)) == []
 
@@ -175,3 +177,21 @@ def test_committed_group_sweep_adds_up_from_its_runs():
         assert s["model_ratio"] == pytest.approx(ratio_with_groups(base["whole_restart_s"], base["ft_stall_s"],
                                                                    base["ft_rejoin_s"], s["groups"]))
         assert s["model_err"] == pytest.approx(s["model_ratio"] / s["ratio"] - 1)
+
+
+def test_the_lighthouse_reports_the_port_it_bound_and_loads_without_torch():
+    """torchft's own lighthouse server, loaded from its extension module without importing torch, binds
+    127.0.0.1:0 and reports the port; the address parser takes the port off an address and refuses others."""
+    import subprocess
+    import sys
+
+    from course_lib.ftlab.lighthouse import port_of
+
+    assert port_of("http://vm:43817") == 43817 and port_of("http://127.0.0.1:8/") == 8
+    for bad in ("http://vm", "vm:port", ""):
+        with pytest.raises(ValueError, match="address"):
+            port_of(bad)
+    code = ("import sys; from course_lib.ftlab.lighthouse import lighthouse_server_class as c; "
+            "s = c()(bind='127.0.0.1:0', min_replicas=1); print(s.address(), 'torch' in sys.modules); s.shutdown()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120).stdout.split()
+    assert port_of(out[0]) > 0 and out[1] == "False"

@@ -227,3 +227,51 @@ def test_one_replica_group_training_alone_stays_finite_over_the_longest_ftlab_ru
             loss.backward()
             opt.step()
         assert torch.isfinite(loss) and loss.item() < 10.0, (seed, group, loss.item())
+
+
+# ----- the stall rule: a deadline measured in the run, not a constant -----
+def _ev(t, ev, pid, rank=-1, **kw):
+    return {"t": t, "ev": ev, "rank": rank, "gen": 0, "pid": pid, **kw}
+
+
+def test_start_ups_are_each_agents_start_to_its_first_workers_and_set_the_stall_limit():
+    from course_lib.labkit.events import STALL_MARGIN, stall_limit_s, startups_s
+
+    events = [_ev(0.0, "agent_start", 11), _ev(0.5, "agent_start", 12), _ev(2.0, "workers_spawned", 11),
+              _ev(3.0, "step_done", 99, rank=0), _ev(5.5, "workers_spawned", 12),
+              _ev(9.0, "workers_spawned", 11),  # a restart of agent 11's workers: not a start-up
+              _ev(9.5, "workers_spawned", 13)]  # an agent whose start the log never saw
+    assert startups_s(events) == [2.0, 5.0]
+    assert stall_limit_s(events) == STALL_MARGIN * 5.0 == 20.0
+    assert stall_limit_s(events, waits_s=6.0, margin=2.0) == 16.0
+    assert stall_limit_s(events[:2]) is None and stall_limit_s([]) is None  # nothing measured yet
+
+
+def test_a_run_that_logs_nothing_past_its_measured_limit_fails_and_one_within_it_does_not(tmp_path):
+    with pytest.raises(ValueError, match="stall_waits_s"):
+        Lab(tmp_path / "bad", timeout_s=60, stall_waits_s=-1)
+    with Lab(tmp_path / "a", timeout_s=60, stall_waits_s=0.5) as lab:
+        log = EventLog(lab.events_path, rank=-1)
+        now = time.time()
+        log("agent_start", t=now - 10.0)
+        log("workers_spawned", t=now - 9.0)  # a 1 s start-up: the run may be silent 4 x 1 + 0.5 = 4.5 s
+        log("step_done", t=now - 3.0)
+        lab.check_deadline()  # 3 s of silence: within the limit
+        log("step_done", t=now - 6.0)  # the newest event is still 3 s old
+        lab.check_stall()
+    with Lab(tmp_path / "b", timeout_s=60, stall_waits_s=0.5) as lab:
+        log = EventLog(lab.events_path, rank=-1)
+        now = time.time()
+        log("agent_start", t=now - 10.0)
+        log("workers_spawned", t=now - 9.0)
+        log("step_done", t=now - 6.0)  # 6 s of silence > 4.5 s
+        with pytest.raises(LabError, match=r"stalled: nothing logged for 6\.\d s, more than 4 x its slowest agent "
+                                           r"start-up \(1\.0 s"):
+            lab.check_deadline("the run")
+        with pytest.raises(LabError, match="stalled"):  # a wait fails on it too, long before its deadline
+            lab.wait_for("done")
+    with Lab(tmp_path / "c", timeout_s=60) as lab:  # no stall rule: only timeout_s bounds the run
+        log = EventLog(lab.events_path, rank=-1)
+        log("agent_start", t=time.time() - 100.0)
+        log("workers_spawned", t=time.time() - 99.0)
+        lab.check_deadline()

@@ -7,7 +7,7 @@
     res.recoveries[0].rejoin_s     # the failed group: failure -> its first committed step again
     res.replicas_identical         # every group's final model and optimizer state hash the same
 
-One lighthouse (``torchft_lighthouse``, bound to 127.0.0.1 on a free port) and one torchrun per
+One lighthouse (torchft's, bound to 127.0.0.1 on the port the kernel gives it: :mod:`.lighthouse`) and one torchrun per
 replica group, each in a session of its own, under the lab kit's :class:`~course_lib.labkit.Lab`:
 clean-up is registered before anything starts and runs whatever happens, so no process and no
 port outlives the call.
@@ -16,24 +16,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..labkit import Lab, LabResult, free_port, port_is_open
+from ..labkit import Lab, LabResult, port_is_open
 from .events import Recovery, recoveries
 from .spec import FtConfig
 
 __all__ = ["FtResult", "run_ftlab", "JOB_SCRIPT", "port_is_open"]
 
 JOB_SCRIPT = Path(__file__).with_name("job.py")
-
-
-def _lighthouse_exe() -> str:
-    exe = Path(sys.executable).with_name("torchft_lighthouse")
-    return str(exe) if exe.exists() else (shutil.which("torchft_lighthouse") or "torchft_lighthouse")
 
 
 @dataclass
@@ -80,20 +73,13 @@ def run_ftlab(config: FtConfig = FtConfig(), *, timeout_s: float = 180.0,
         paths = {"events": str(lab.events_path), "final": str(lab.run_dir / "final-{group}.pt")}
         cfg_path = lab.run_dir / "ftconfig.json"
         cfg_path.write_text(json.dumps({**json.loads(config.to_json()), "_paths": paths}, indent=1))
-        # torchft's lighthouse takes its address on the command line and cannot report a port it chose:
-        # the port is picked just before it starts, and a lighthouse that cannot bind it fails the run loudly
-        port = free_port()
+        # the lighthouse binds 127.0.0.1:0 and logs the port the kernel gave it (no port chosen before the bind)
+        lh_cmd = [sys.executable, "-m", "course_lib.ftlab.lighthouse", lab.events_path, 1, config.join_timeout_ms,
+                  config.heartbeat_timeout_ms, 50]
+        lab.start("lighthouse", lh_cmd, env=lab.env(RUST_LOG="warn"))
+        port = lab.wait_for("lighthouse_ready", what="the lighthouse")["port"]
         env = lab.env(GLOO_SOCKET_IFNAME="lo", TORCHFT_LIGHTHOUSE=f"http://127.0.0.1:{port}", LOGLEVEL="WARNING",
                       RUST_LOG="warn", TORCH_DISABLE_SHARE_RDZV_TCP_STORE=None)  # torchft's manager uses torchrun's store
-        lh = lab.start("lighthouse", [_lighthouse_exe(), "--bind", f"127.0.0.1:{port}", "--min_replicas", "1",
-                                      "--join_timeout_ms", config.join_timeout_ms,
-                                      "--heartbeat_timeout_ms", config.heartbeat_timeout_ms, "--quorum_tick_ms", "50"],
-                       env=env)
-        while not port_is_open(port):
-            if lh.poll() is not None:
-                lab.fail("the lighthouse did not start")
-            lab.check_deadline("the lighthouse's start")
-            time.sleep(0.05)
         groups = []
         for g in range(config.groups):
             cmd = [sys.executable, "-m", "course_lib.faultlab.launch", "--standalone", "--nproc-per-node", "1",

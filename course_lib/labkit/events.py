@@ -26,13 +26,21 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from .procs import LabError
+
 __all__ = ["RS", "EventLog", "read_events", "events_of", "wait_for", "next_failure", "waiting_nodes", "spare_state",
-           "SPARE_MARGIN"]
+           "SPARE_MARGIN", "STALL_MARGIN", "startups_s", "stall_limit_s"]
 
 #: How many times the job's own measured agent start-up (agent start -> workers spawned, the slowest of
 #: the first round's nodes) a spare agent may take to reach the rendezvous's redundancy list before a
 #: loss that waits for it goes ahead anyway (the spare then joins the next round as a fresh node).
 SPARE_MARGIN = 4.0
+
+#: How many times the run's slowest measured agent start-up (plus the silences its own settings ask for) a
+#: run may log nothing before it counts as stalled (:func:`stall_limit_s`). An agent's start-up (Python,
+#: torch's import, the launcher) is the slowest phase a loaded machine stretches; everything else a lab
+#: waits for is either logged as it happens or a timeout the run's settings name.
+STALL_MARGIN = 4.0
 
 RS = b"\x1e"  # RFC 7464 record separator: every record starts with it
 
@@ -91,16 +99,15 @@ def events_of(events: list[dict], ev: str, **match) -> list[dict]:
 
 def wait_for(path: str | os.PathLike, ev: str | None = None, *, deadline: float, where: Callable | None = None,
              tail: Callable[[], str] = lambda: "", what: str = "", poll_s: float = 0.05, alive: Callable | None = None,
-             budget: str = "", **match) -> dict:
+             budget: str = "", check: Callable | None = None, **match) -> dict:
     """Block until the log at ``path`` holds an event named ``ev`` with fields ``match`` (and for which
     ``where(event, events)`` is true); return it.
 
     ``deadline`` is a ``time.monotonic()`` value (``budget`` says where it came from, in the message). When it passes, or when ``alive()`` returns False (the
     processes that could log it are gone), :class:`~course_lib.labkit.LabError` is raised, naming what
-    was awaited and holding ``tail()`` (the output tails of the run's processes).
+    was awaited and holding ``tail()`` (the output tails of the run's processes). ``check(events)``, if
+    given, runs at every poll and may raise (a lab's stall rule, :meth:`~course_lib.labkit.Lab.check_stall`).
     """
-    from .lab import LabError
-
     label = what or f"event {ev!r}" + (f" with {match}" if match else "")
     while True:
         events = read_events(path)
@@ -108,6 +115,8 @@ def wait_for(path: str | os.PathLike, ev: str | None = None, *, deadline: float,
             if (ev is None or e["ev"] == ev) and all(e.get(k) == v for k, v in match.items()) \
                     and (where is None or where(e, events)):
                 return e
+        if check is not None:
+            check(events)
         if alive is not None and not alive():
             raise LabError(f"the run ended before {label} was logged; output tails:\n{tail()}")
         if time.monotonic() > deadline:
@@ -171,3 +180,27 @@ def spare_state(events: list[dict], now: float, margin: float = SPARE_MARGIN) ->
     if startup and pending and now - max(pending) > margin * max(startup):
         return "overdue"
     return None
+
+
+def startups_s(events: list[dict]) -> list[float]:
+    """Every agent start-up measured in the log so far, in seconds: an agent's ``agent_start`` to the first
+    ``workers_spawned`` of the same process (its launcher, torch's import, its first rendezvous)."""
+    started: dict[int, float] = {}
+    spans: list[float] = []
+    for e in events:
+        if e["rank"] != -1:
+            continue
+        if e["ev"] == "agent_start":
+            started[e["pid"]] = e["t"]
+        elif e["ev"] == "workers_spawned" and e["pid"] in started:
+            spans.append(e["t"] - started.pop(e["pid"]))
+    return spans
+
+
+def stall_limit_s(events: list[dict], waits_s: float = 0.0, margin: float = STALL_MARGIN) -> float | None:
+    """How long a run may log nothing before it has stalled: ``margin`` x the slowest agent start-up measured
+    in this run so far (:func:`startups_s`, on this machine at its present load) plus ``waits_s``, the longest
+    silence the run's own settings ask for (a collective timeout, a dead node's expiry, a replacement's
+    delay). ``None`` until a start-up has been measured: the run's ``timeout_s`` alone bounds it until then."""
+    spans = startups_s(events)
+    return margin * max(spans) + waits_s if spans else None

@@ -27,18 +27,14 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._validate import check_positive
-from .events import events_of, read_events, wait_for
-from .procs import TOKEN_VAR, die_with_parent, kill_group, listening_ports, output_tail, pids_with_token
+from .._validate import check_non_negative, check_positive
+from .events import STALL_MARGIN, events_of, read_events, stall_limit_s, startups_s, wait_for
+from .procs import TOKEN_VAR, LabError, die_with_parent, kill_group, listening_ports, output_tail, pids_with_token
 
 __all__ = ["LabError", "LabResult", "Lab", "temporary_run_dir", "leftovers"]
 
 _TOKENS: list[str] = []  # every run this process started (leftovers() looks for their processes)
 _PATHS: list[Path] = []  # temporary paths the runs registered (gone once their run closed)
-
-
-class LabError(RuntimeError):
-    """A lab run failed or ran past its deadline (the message holds the output tails of its processes)."""
 
 
 @dataclass
@@ -76,10 +72,15 @@ class Lab:
     run_dir: the run's folder (default: a new temporary one, see :func:`temporary_run_dir`).
     timeout_s: the whole run's deadline; every wait of the run is bounded by it.
     prefix: names the temporary folder and shared-memory paths.
+    stall_waits_s: with a value, the run also fails as soon as it has logged nothing for longer than
+        :data:`~course_lib.labkit.events.STALL_MARGIN` x its slowest agent start-up measured so far plus
+        ``stall_waits_s`` (the longest silence its settings ask for; :func:`~.events.stall_limit_s`):
+        a deadline measured on this machine at its present load, so ``timeout_s`` can be a generous cap.
     """
 
-    def __init__(self, run_dir=None, *, timeout_s: float, prefix: str = "lab"):
+    def __init__(self, run_dir=None, *, timeout_s: float, prefix: str = "lab", stall_waits_s: float | None = None):
         self.timeout_s = check_positive("timeout_s", timeout_s)
+        self.stall_waits_s = None if stall_waits_s is None else check_non_negative("stall_waits_s", stall_waits_s)
         self.prefix = prefix
         self.run_dir = temporary_run_dir(prefix) if run_dir is None else Path(run_dir)
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -167,14 +168,31 @@ class Lab:
         """Raise :class:`LabError` with ``message`` and the output tails."""
         raise LabError(f"{message}; output tails:\n{self.tail()}")
 
-    def check_deadline(self, what: str = "the run") -> None:
+    def check_deadline(self, what: str = "the run", events: list | None = None) -> None:
+        """:class:`LabError` past ``timeout_s``, or once the run has stalled (:meth:`check_stall`)."""
         if time.monotonic() > self.deadline:
             self.fail(f"{what} exceeded timeout_s={self.timeout_s:g} s")
+        self.check_stall(events)
+
+    def check_stall(self, events: list | None = None) -> None:
+        """:class:`LabError` when the run has logged nothing for longer than its stall limit (see the
+        class doc; nothing happens without ``stall_waits_s`` or before a start-up is measured)."""
+        if self.stall_waits_s is None:
+            return
+        events = self.events() if events is None else events
+        limit = stall_limit_s(events, self.stall_waits_s)
+        if limit is None:
+            return
+        silent = time.time() - events[-1]["t"]
+        if silent > limit:
+            self.fail(f"the run has stalled: nothing logged for {silent:.1f} s, more than {STALL_MARGIN:g} x its "
+                      f"slowest agent start-up ({max(startups_s(events)):.1f} s, measured in this run) "
+                      f"+ {self.stall_waits_s:g} s of waits its settings ask for")
 
     def wait_for(self, ev: str | None = None, *, what: str = "", where=None, alive=None, **match) -> dict:
         """The first event named ``ev`` with fields ``match`` (see :func:`.events.wait_for`), within the deadline."""
         return wait_for(self.events_path, ev, deadline=self.deadline, where=where, tail=self.tail, alive=alive,
-                        what=what, budget=f" (the run's timeout_s={self.timeout_s:g} s)", **match)
+                        what=what, budget=f" (the run's timeout_s={self.timeout_s:g} s)", check=self.check_stall, **match)
 
     def wait(self, proc: subprocess.Popen, what: str = "") -> int:
         """``proc``'s exit code, within the deadline (else :class:`LabError` with the tails)."""

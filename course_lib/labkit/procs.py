@@ -1,5 +1,11 @@
 """Processes and ports of a lab run: spawn in a session of its own, kill by group, find every
-descendant by the run's token, output tails, free ports (notebooks 07, 10, 11).
+descendant by the run's token, output tails (notebooks 07, 10, 11).
+
+No lab chooses a port before it is bound: every server a lab starts itself (the rendezvous store,
+torchft's lighthouse, the memory holders) binds port 0 and reports the port the kernel gave it, so two
+parallel runs cannot race for one. (One choice stays torch's own: with ``TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1``,
+which notebook 07's lab sets for pytorch/pytorch#135712, torchrun's rank-0 agent picks its workers' store
+port with ``get_free_port()`` before a worker binds it.)
 
 Every process a lab starts gets the run's token in its environment (``LABKIT_RUN``); torchrun's
 workers, torchft's lighthouse and anything started through ``ip netns exec`` inherit it. So the
@@ -15,9 +21,14 @@ import socket
 from pathlib import Path
 
 __all__ = ["TOKEN_VAR", "die_with_parent", "kill_group", "pids_with_token", "listening_ports", "output_tail",
-           "free_port", "port_is_open"]
+           "port_is_open", "LabError"]
 
 TOKEN_VAR = "LABKIT_RUN"
+
+
+class LabError(RuntimeError):
+    """A lab run failed or ran past its deadline (the message holds the output tails of its processes,
+    :func:`output_tail`)."""
 
 
 def die_with_parent() -> None:
@@ -97,14 +108,6 @@ def output_tail(paths, chars: int = 1500) -> str:
             continue
         parts.append(f"--- {p.name}\n{text[-chars:]}")
     return "\n".join(parts)
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port free on ``host`` now. Prefer handing a server port 0 and reading back the port it bound
-    (as the holders and the rendezvous server do): a port chosen here can be taken before it is used."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
 
 
 def port_is_open(port: int, host: str = "127.0.0.1") -> bool:

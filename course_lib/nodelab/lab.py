@@ -198,8 +198,8 @@ def _run_on_nodes(lab: Lab, job: _Job) -> float:
     lost: set[str] = set()
     t_done = None
     while True:
-        lab.check_deadline("nodes lab run")
         events = lab.events()
+        lab.check_deadline("nodes lab run", events)
         # one spare waits at a time: the next once the previous one has a place in a formed round
         if len(spares) < job.spares and not waiting_nodes(events) and \
                 _round_formed(events, spares[-1] if spares else None, job.nodes):
@@ -264,7 +264,10 @@ def run_nodelab(
         raise ValueError(f"config must be a NodeLabConfig (got {type(config).__name__})")
     cfg = config
     timeout_s = _prepare(timeout_s)
-    with Lab(run_dir, timeout_s=timeout_s, prefix="nodelab") as lab:
+    # the longest silences the run's settings ask for: a collective timeout, a dead node's expiry, a replacement's
+    # delay, a store read waiting out its timeout
+    waits = cfg.collective_timeout_s + cfg.dead_node_s + cfg.replace_delay_s + _Job.read_timeout_s
+    with Lab(run_dir, timeout_s=timeout_s, prefix="nodelab", stall_waits_s=waits) as lab:
         final_path = lab.run_dir / "final.pt"
         final_path.unlink(missing_ok=True)
         persist = lab.run_dir / "persist"  # what every node sees: the lab's shared storage
@@ -293,7 +296,8 @@ def run_tier_nodelab(config: TierLabConfig = TierLabConfig(), *, timeout_s: floa
     if config.damage:
         raise ValueError("damage is the loopback lab's (run_tier_lab): a namespaced node's memory is not reachable from here")
     timeout_s = _prepare(timeout_s)
-    with Lab(run_dir, timeout_s=timeout_s, prefix="tiers") as lab:
+    waits = config.collective_timeout_s + _Job.dead_node_s + config.replace_delay_s + _Job.read_timeout_s
+    with Lab(run_dir, timeout_s=timeout_s, prefix="tiers", stall_waits_s=waits) as lab:
         cfg_path = config.write_job(lab, spares=config.spares)
         job = _Job(TIERS_JOB_SCRIPT, cfg_path, config.nodes, config.spares, config.replace_delay_s,
                    tuple(config.absorbed_by_spare(i) for i in range(len(config.failures))), 1,

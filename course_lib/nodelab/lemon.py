@@ -42,9 +42,9 @@ from pathlib import Path
 from .._validate import check_int_non_negative, check_int_positive, check_non_negative, check_positive, checked
 from ..faultlab.lab import JOB_SCRIPT, write_job_config
 from ..labkit import Lab, LabError, LabResult, events_of
-from ..labkit.config import LabConfigBase, at_least, one_of
+from ..labkit.config import one_of
 from .lab import _Cluster, _Job, _prepare
-from .spec import NodeLabConfig
+from .spec import NodeJobConfig, NodeLabConfig
 
 __all__ = ["POLICIES", "LEMON_VAR", "LemonLabConfig", "LemonResult", "rejoin_action", "run_gate", "run_lemonlab",
            "GATE_SCRIPT", "LEMONLAB_JSON", "load_lemon_benchmark", "quarantine_rate_factor"]
@@ -59,7 +59,7 @@ READ_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
-class LemonLabConfig(LabConfigBase):
+class LemonLabConfig(NodeJobConfig):
     """Settings of one lemon-lab run (times in seconds).
 
     policy: ``same_node``, ``quarantine`` or ``gate`` (see the module doc).
@@ -71,12 +71,11 @@ class LemonLabConfig(LabConfigBase):
     spares: spare nodes the scheduler can hand out (started when taken: no idle spare waits).
     rejoin_delay_s: a failed node reboots this long before it may rejoin.
     max_no_progress_restarts: the restart-loop guard's limit (None: NVRx's, data/restart_ranges.csv).
-    steps, ckpt_every, step_compute_s, collective_timeout_s, dead_node_s, monitor_interval_s, keep, seed,
-    batch, features, hidden: the job's, as in :class:`~course_lib.nodelab.NodeLabConfig`.
+    nodes, steps, ckpt_every, step_compute_s, collective_timeout_s, dead_node_s, monitor_interval_s, keep, seed,
+    batch, features, hidden: the job's (:class:`~course_lib.nodelab.spec.NodeJobConfig`; 12 steps here).
     """
 
     policy: str = checked(one_of(POLICIES), default="quarantine")
-    nodes: int = checked(at_least(2, "a lost node needs a surviving peer"), default=2)
     lemon: int = checked(check_int_non_negative, default=1)
     lemon_after: int = checked(check_int_positive, default=2)
     k: int = checked(check_int_positive, default=2)
@@ -85,17 +84,7 @@ class LemonLabConfig(LabConfigBase):
     spares: int = checked(check_int_non_negative, default=1)
     rejoin_delay_s: float = checked(check_non_negative, default=0.0)
     max_no_progress_restarts: int | None = checked(check_int_positive, default=None)
-    steps: int = checked(check_int_positive, default=12)
-    ckpt_every: int = checked(check_int_positive, default=4)
-    step_compute_s: float = checked(check_non_negative, default=0.05)
-    collective_timeout_s: float = checked(check_positive, default=3.0)
-    dead_node_s: int = checked(check_int_positive, default=3)
-    monitor_interval_s: float = checked(check_positive, default=0.1)
-    keep: int = checked(at_least(2, "fallback needs an older checkpoint"), default=3)
-    seed: int = checked(check_int_non_negative, default=0)
-    batch: int = checked(check_int_positive, default=32)
-    features: int = checked(check_int_positive, default=16)
-    hidden: int = checked(check_int_positive, default=32)
+    steps: int = checked(check_int_positive, default=12)  # the job's, a shorter run than the nodes lab's 16
 
     def _validate_fields(self):
         if self.lemon >= self.nodes:
@@ -112,8 +101,7 @@ class LemonLabConfig(LabConfigBase):
 
     def job(self) -> NodeLabConfig:
         """The job's settings as a :class:`~course_lib.nodelab.NodeLabConfig` (no scheduled failure: the lemon is the node's)."""
-        names = {f.name for f in dataclasses.fields(NodeLabConfig)} - {"failures", "spares", "replace_delay_s"}
-        return NodeLabConfig(**{n: getattr(self, n) for n in names if hasattr(self, n)})
+        return NodeLabConfig(**{f.name: getattr(self, f.name) for f in dataclasses.fields(NodeJobConfig)})
 
     @property
     def fail_step(self) -> int:
@@ -227,7 +215,8 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
         raise ValueError(f"config must be a LemonLabConfig (got {type(config).__name__})")
     cfg = config
     timeout_s = _prepare(timeout_s)
-    with Lab(run_dir, timeout_s=timeout_s, prefix="lemon") as lab:
+    waits = cfg.collective_timeout_s + cfg.dead_node_s + cfg.rejoin_delay_s + cfg.gate_timeout_s + READ_TIMEOUT_S
+    with Lab(run_dir, timeout_s=timeout_s, prefix="lemon", stall_waits_s=waits) as lab:
         persist = lab.run_dir / "persist"
         shutil.rmtree(persist, ignore_errors=True)
         paths = {"events": str(lab.events_path), "disk": str(persist), "shm": str(lab.run_dir / "unused-shm"),
@@ -254,8 +243,8 @@ def run_lemonlab(config: LemonLabConfig = LemonLabConfig(), *, timeout_s: float 
         spares_left = cfg.spares
         t_done = None
         while True:
-            lab.check_deadline("lemon lab run")
             events = lab.events()
+            lab.check_deadline("lemon lab run", events)
             if events_of(events, "gave_up"):
                 break
             for e in events_of(events, "inject", kind="lemon"):

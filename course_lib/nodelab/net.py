@@ -3,7 +3,8 @@
 :class:`LabNetwork` is a context manager that builds, for one lab run,
 
 * a *switch* namespace ``crs-<id>-sw`` holding a Linux bridge ``br0`` with the address
-  ``10.213.0.254/24`` (the rendezvous server listens there);
+  ``10.213.0.254/24`` (the rendezvous server listens there) and a MAC address of its own that never
+  changes as nodes are plugged in (:data:`SWITCH_MAC`);
 * one namespace per node, ``crs-<id>-n<i>``, holding ``lo`` and ``eth0``, the inside end
   of a veth pair whose other end ``v<i>`` is plugged into the bridge, with the address
   ``10.213.0.<i + 1>/24``.
@@ -33,12 +34,20 @@ from pathlib import Path
 
 from ..labkit.procs import die_with_parent
 
-__all__ = ["PREFIX", "SUBNET", "LabNetwork", "net_admin_missing", "leftovers", "netns_of", "remove_stale"]
+__all__ = ["PREFIX", "SUBNET", "SWITCH_MAC", "LabNetwork", "net_admin_missing", "leftovers", "netns_of", "remove_stale"]
 
 PREFIX = "crs-"
 SUBNET = "10.213.0"  # /24 inside the lab's namespaces only
 SWITCH_ADDR = f"{SUBNET}.254"
 IFACE = "eth0"  # the node's link (inside its own namespace)
+#: The bridge's own MAC address, set once (locally administered, from the switch's address 10.213.0.254).
+#: A Linux bridge left to choose takes the lowest MAC of its ports and changes it when a port with a lower
+#: one is plugged in: a node added mid-run (a spare, a replacement) then moves the switch's MAC, and every
+#: node whose ARP entry still names the old one sends into nothing (the bridge hands such a frame up as
+#: addressed to another host, and IP drops it) until that entry expires, 15-45 s later. A rendezvous store
+#: read on such a node timed out (15 s), its agent died and closed the rendezvous for every node: the
+#: node-and-buddy flake of issue 22. An address set by hand is never changed by the bridge.
+SWITCH_MAC = "02:00:0a:d5:00:fe"
 _CAP_NET_ADMIN = 12
 _CAP_SYS_ADMIN = 21
 
@@ -176,6 +185,7 @@ class LabNetwork:
             self._add_netns(self.switch)
             _ip("-n", self.switch, "link", "set", "lo", "up")
             _ip("-n", self.switch, "link", "add", "br0", "type", "bridge")
+            _ip("-n", self.switch, "link", "set", "br0", "address", SWITCH_MAC)  # fixed: see SWITCH_MAC
             _ip("-n", self.switch, "addr", "add", f"{SWITCH_ADDR}/24", "dev", "br0")
             _ip("-n", self.switch, "link", "set", "br0", "up")
         except BaseException:

@@ -38,7 +38,7 @@ from .._validate import check_int_non_negative, check_int_positive, check_non_ne
 from ..faultlab.spec import Failure
 from ..labkit.config import LabConfigBase, at_least, records
 
-__all__ = ["NODE_FAILURE_KINDS", "NodeFailure", "NodeLabConfig"]
+__all__ = ["NODE_FAILURE_KINDS", "NodeFailure", "NodeJobConfig", "NodeLabConfig"]
 
 NODE_FAILURE_KINDS = ("node_kill", "link_cut", "node_kill_in_ckpt")
 
@@ -54,39 +54,50 @@ class NodeFailure(Failure):
 
 
 @dataclass(frozen=True)
-class NodeLabConfig(LabConfigBase):
-    """Settings of one nodes-lab run (times in seconds).
+class NodeJobConfig(LabConfigBase):
+    """The job every namespaced-nodes lab runs (notebook 07's training script, one torchrun agent per node):
+    the fields the nodes lab (:class:`NodeLabConfig`) and the lemon lab
+    (:class:`~course_lib.nodelab.lemon.LemonLabConfig`) share, declared once (times in seconds).
 
-    nodes: nodes in the job (the world is ``nodes x nproc_per_node`` ranks).
-    spares: hot-spare nodes, one waiting in the rendezvous at a time; the first ``spares`` node
-        losses are each absorbed by a spare that is already waiting when the loss strikes.
-    replace_delay_s: a loss beyond the spares: seconds from the job noticing it (an agent's
-        ``agent_noticed``) until the lab starts a replacement node (the scheduler's provisioning time; 0: at once).
-    failures: the node failures, in order of strictly increasing step.
-    collective_timeout_s: process-group timeout (what a cut link runs into).
-    dead_node_s: the rendezvous declares a silent node dead after this many seconds
-        (torchrun's ``keep_alive_interval`` of 1 s times ``keep_alive_max_attempt``).
-    steps, ckpt_every, monitor_interval_s, step_compute_s, state_mb, keep, seed, batch,
-    features, hidden: as in notebook 07's :class:`course_lib.faultlab.LabConfig`.
+    nodes: nodes in the job. collective_timeout_s: process-group timeout (what a cut link runs into).
+    dead_node_s: the rendezvous declares a silent node dead after this many seconds (torchrun's
+    ``keep_alive_interval`` of 1 s times ``keep_alive_max_attempt``).
+    steps, ckpt_every, monitor_interval_s, step_compute_s, keep, seed, batch, features, hidden: as in
+    notebook 07's :class:`course_lib.faultlab.LabConfig`.
     """
 
     steps: int = checked(check_int_positive, default=16)
     ckpt_every: int = checked(check_int_positive, default=4)
-    failures: tuple = checked(records(NodeFailure), default=())
     nodes: int = checked(at_least(2, "a lost node needs a surviving peer"), default=2)
-    spares: int = checked(check_int_non_negative, default=0)
-    replace_delay_s: float = checked(check_non_negative, default=0.0)
-    nproc_per_node: int = checked(check_int_positive, default=1)
     collective_timeout_s: float = checked(check_positive, default=3.0)
     dead_node_s: int = checked(check_int_positive, default=3)
     monitor_interval_s: float = checked(check_positive, default=0.1)
     step_compute_s: float = checked(check_non_negative, default=0.05)
-    state_mb: float = checked(check_non_negative, default=0.0)
     keep: int = checked(at_least(2, "fallback needs an older checkpoint"), default=3)
     seed: int = checked(check_int_non_negative, default=0)
     batch: int = checked(check_int_positive, default=32)
     features: int = checked(check_int_positive, default=16)
     hidden: int = checked(check_int_positive, default=32)
+
+
+@dataclass(frozen=True)
+class NodeLabConfig(NodeJobConfig):
+    """Settings of one nodes-lab run: the job (:class:`NodeJobConfig`) and its node failures (times in seconds).
+
+    spares: hot-spare nodes, one waiting in the rendezvous at a time; the first ``spares`` node
+        losses are each absorbed by a spare that is already waiting when the loss strikes.
+    replace_delay_s: a loss beyond the spares: seconds from the job noticing it (an agent's
+        ``agent_noticed``) until the lab starts a replacement node (the scheduler's provisioning time; 0: at once).
+    failures: the node failures, in order of strictly increasing step.
+    nproc_per_node: ranks per node (the world is ``nodes x nproc_per_node`` ranks).
+    state_mb: as in notebook 07's :class:`course_lib.faultlab.LabConfig`.
+    """
+
+    failures: tuple = checked(records(NodeFailure), default=())
+    spares: int = checked(check_int_non_negative, default=0)
+    replace_delay_s: float = checked(check_non_negative, default=0.0)
+    nproc_per_node: int = checked(check_int_positive, default=1)
+    state_mb: float = checked(check_non_negative, default=0.0)
 
     def _validate_fields(self):
         NodeFailure.check_order(self.failures, ranks=self.world, steps=self.steps, ckpt_every=self.ckpt_every)

@@ -15,8 +15,10 @@ once, so the copies in its memory are gone. The job runs in generations, as unde
 that requeues it: generation 0 on nodes 0..N-1; after a kill, generation 1 on the surviving
 nodes (their holders, and the copies in them, are still up) and one fresh node per lost one (a
 replacement with an empty holder), which takes the lost node's place in the node order.
-Rendezvous is torchrun's static one (``--node-rank``, the store on node 0's agent), so node 0 is
-not one the lab kills. Everything runs under the lab kit's :class:`~course_lib.labkit.Lab`: every
+Rendezvous is torchrun's c10d one, on a store the lab runs outside every node
+(:mod:`course_lib.nodelab.store`: it binds port 0 and logs the port it got, so no port is chosen before
+it is bound); the nodes' loopback addresses (:func:`loopback_addr`) sort as their indices, so node
+``n<i>`` runs rank ``i``. Node 0 stays rank 0 in every generation: the lab never kills it. Everything runs under the lab kit's :class:`~course_lib.labkit.Lab`: every
 process the lab starts is killed on the way out, also on failure.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .._validate import Validated, check_int_non_negative, check_int_positive, check_non_negative, check_positive, checked
-from ..labkit import Lab, LabError, LabResult, free_port, kill_group
+from ..labkit import Lab, LabError, LabResult, kill_group
 from ..labkit.config import LabConfigBase, at_least, one_of, records
 
 __all__ = ["NodeLoss", "Damage", "TierLabConfig", "TierResult", "run_tier_lab", "reference_digests", "HOLDER_SCRIPT",
@@ -49,8 +51,8 @@ def _node_indices(name, value):
 
 @dataclass(frozen=True)
 class NodeLoss(Validated):
-    """Nodes lost together at ``step`` (node ``n<i>`` runs rank ``i``; node 0 is never lost: in the
-    loopback lab it hosts the rendezvous). Every rank first waits until its newest snapshot is
+    """Nodes lost together at ``step`` (node ``n<i>`` runs rank ``i``; node 0 is never lost: it stays
+    rank 0 in every generation, the fixed point of the node order). Every rank first waits until its newest snapshot is
     replicated and meets the others at a barrier, so which copies exist is known."""
 
     step: int = checked(check_int_positive)
@@ -106,7 +108,7 @@ class TierLabConfig(LabConfigBase):
                 raise ValueError(f"failures[0].step must be an integer in [1, steps={self.steps}] (got {f.step})")
             if max(f.nodes) >= self.nodes:
                 raise ValueError(f"failures[0].nodes must hold node indices in [1, {self.nodes - 1}] "
-                                 f"(node 0 hosts the rendezvous; got {f.nodes})")
+                                 f"(node 0 stays rank 0 in every generation; got {f.nodes})")
         lost = set(self.failures[0].nodes) if self.failures else set()
         for i, d in enumerate(self.damage):
             if not lost or d.node in lost or d.node >= self.nodes:
@@ -177,6 +179,15 @@ def start_holder(lab: Lab, name: str = "holder", host: str = "127.0.0.1", keep: 
     return proc, line.split()[1]
 
 
+def loopback_addr(i: int) -> str:
+    """Loopback node ``n<i>``'s address: ``127.1.<100 + i>.1`` (every 127.x address is this machine's own). The c10d
+    rendezvous ranks a round's nodes by address, so these sort as the node indices do (the same number of digits)."""
+    i = check_int_non_negative("i", i)
+    if i > 155:
+        raise ValueError(f"i must be an integer in [0, 155] (got {i})")
+    return f"127.1.{100 + i}.1"
+
+
 def run_tier_lab(config: TierLabConfig = TierLabConfig(), *, timeout_s: float = 120.0, run_dir=None) -> TierResult:
     """Run the job on ``config.nodes`` loopback nodes; with a :class:`NodeLoss` in ``config.failures``,
     kill those nodes at its step of generation 0 (once the job reports it is there) and rerun on
@@ -191,13 +202,18 @@ def run_tier_lab(config: TierLabConfig = TierLabConfig(), *, timeout_s: float = 
         names = [f"n{i}" for i in range(config.nodes)]
         holders = {name: start_holder(lab, f"holder-{name}", keep=config.keep) for name in names}
         loss = config.failures[0] if config.failures else None
+        # the rendezvous server (a c10d store outside every node, so no loss takes it down) binds port 0 and
+        # logs the port it got; each generation is a rendezvous of its own on it
+        lab.start("rdzv", [sys.executable, "-m", "course_lib.nodelab.store", "127.0.0.1", "0", lab.events_path])
+        port = lab.wait_for("rdzv_ready", what="the rendezvous server")["port"]
         for gen in range(1 + bool(loss)):
-            port = free_port()  # torchrun's static rendezvous binds it on node 0's agent, which needs it on its command line
             agents = {}
             for i, name in enumerate(names):
-                cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", config.nodes, "--node-rank", i,
-                       "--nproc-per-node", "1", "--master-addr", "127.0.0.1", "--master-port", port,
-                       "--max-restarts", "0", "--monitor-interval", "0.1", JOB_SCRIPT, cfg_path]
+                cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", f"{config.nodes}:{config.nodes}",
+                       "--nproc-per-node", "1", "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}",
+                       "--rdzv-id", f"{lab.token}-{gen}", "--rdzv-conf", "is_host=false,read_timeout=60",
+                       "--local-addr", loopback_addr(i), "--max-restarts", "0", "--monitor-interval", "0.1",
+                       JOB_SCRIPT, cfg_path]
                 env = lab.env(TIERS_HOLDER=holders[name][1], TIERS_NODE=name, TIERS_GEN=gen,
                               LOGLEVEL=os.environ.get("LOGLEVEL", "ERROR"))
                 agents[name] = lab.start(f"agent-{gen}-{name}", cmd, env=env)
