@@ -81,7 +81,7 @@ class _Job:
     dead_node_s: int = 3
     holder_keep: int | None = None  # a memory holder per node (the two-tier job), keeping this many copies
     max_no_progress_restarts: int | None = None  # the restart-loop guard's limit (None: NVRx's default)
-    read_timeout_s: int = 15  # a rendezvous store read gives up after this (short enough that a lost master node is noticed; 5 s let an agent die on a read a machine at load 7-8 answered late)
+    read_timeout_s: int = 15  # a rendezvous store read gives up after this (short enough that a lost master node is noticed). 5 s once let an agent die on a read answered late, put down to load 7-8 then; the bridge-MAC fault fixed since (net.SWITCH_MAC) cut nodes off the store for 15-45 s and may have been that cause: not remeasured
 
 
 def _agent_cmd(job: _Job, net: LabNetwork, i: int, rdzv_port: int) -> list[str]:
