@@ -6,6 +6,75 @@ from hypothesis import strategies as st
 from course_lib import prose
 
 
+# Hand-worked cases first (a mutation run stops at the first failure, before the property tests).
+
+def test_largest_remainders_take_the_missing_units_at_the_default_two_decimals():
+    # 0.4 + 0.45 + 0.15 hundredths: floors 0, 0, 0, total 1 hundredth; the largest remainder (0.45) gets it
+    assert prose.added([0.004, 0.0045, 0.0015]) == (["0.00", "0.01", "0.00"], "0.01")
+    # no unit missing: every term prints as its own rounding (0.29 is 28.999... hundredths in binary)
+    assert prose.added([0.29, 0.58]) == (["0.29", "0.58"], "0.87")
+    assert prose.added([1.234]) == (["1.23"], "1.23")
+
+
+def test_a_term_prints_a_unit_away_from_its_own_rounding():
+    # 0.4 + 0.4 + 0.2 = 1: one of the 0.4s must print as 1 (stable order: the first)
+    assert prose.added([0.4, 0.4, 0.2], digits=0) == (["1", "0", "0"], "1")
+    # tenths: 0.4 + 0.3 + 0.2 + 0.1 = 1.0 tenth (0.1); the 0.04 is the largest remainder
+    assert prose.added([0.04, 0.03, 0.02, 0.01], digits=1) == (["0.1", "0.0", "0.0", "0.0"], "0.1")
+
+
+def test_negative_terms():
+    # -0.4, -0.4, -0.2 tenths: floors -1, -1, -1 (sum -3), total -1: two units go back to the largest
+    # remainders (0.8 for -0.02, then 0.6 for the first -0.04)
+    assert prose.added([-0.04, -0.04, -0.02], digits=1) == (["0.0", "-0.1", "0.0"], "-0.1")
+
+
+def test_a_total_below_the_floors_takes_units_from_the_smallest_remainders():
+    # floors 1, 1, 1 (remainders 0.2, 0.7, 0.9); total 2 takes one unit from 1.2, total 1 from 1.2 and 1.7
+    assert prose.added([1.2, 1.7, 1.9], total=2, digits=0) == (["0", "1", "1"], "2")
+    assert prose.added([1.2, 1.7, 1.9], total=1, digits=0) == (["0", "0", "1"], "1")
+    # the same in tenths (units 12, 17, 19; total 1 tenth)
+    assert prose.added([0.12, 0.17, 0.19], total=0.1, digits=1) == (["0.0", "0.0", "0.1"], "0.1")
+
+
+def test_an_explicit_total_is_printed_not_the_sum():
+    # sum 2.97 (3.0 printed), total given 3.1: floors 12 + 17 tenths, both take a unit
+    assert prose.added([1.23, 1.74], total=3.1, digits=1) == (["1.3", "1.8"], "3.1")
+    assert prose.sum_line([1.23, 1.74], total=3.1, digits=1) == "1.3 + 1.8 = 3.1"
+    assert prose.added([1.23, 1.74], digits=1) == (["1.2", "1.8"], "3.0")
+
+
+def test_sum_line_defaults_to_two_decimals():
+    assert prose.sum_line([0.5, 0.25]) == "0.50 + 0.25 = 0.75"
+    assert prose.sum_line([0.4, 0.4, 0.2], digits=0) == "1 + 0 + 0 = 1"
+
+
+def test_times_prints_the_factors_at_their_decimals():
+    # 8 x 3.77 = 30.16 -> 30.2, and 8.00 x 3.77 rounds to it already
+    assert prose.times(8.0, 3.77) == ("8.00", "3.77", "30.2")
+    assert prose.times(8.0, 3.77, 30.16) == ("8.00", "3.77", "30.2")
+    assert prose.times(8.0, 3.77, digits=(1, 3, 2)) == ("8.0", "3.770", "30.16")
+
+
+def test_times_adds_decimals_until_the_printed_product_holds():
+    # 0.1249 x 2.004 = 0.2503 -> 0.3; printed 0.12 x 2.00 = 0.24 -> 0.2 does not hold, 0.125 x 2.004 = 0.2505 does
+    assert prose.times(0.1249, 2.004) == ("0.125", "2.004", "0.3")
+    # the second factor needs them: at (3, 0) decimals 2.004 x 0, x 0.1, x 0.12 round to 0.0, 0.2, 0.2, and
+    # x 0.125 = 0.2505 to 0.3: three extra decimals, for both factors
+    assert prose.times(2.004, 0.1249, digits=(3, 0, 1)) == ("2.004000", "0.125", "0.3")
+    # 0.25 + 3e-11 needs 11 decimals: 0.25 x 1 rounds (half to even) to 0.2, the product to 0.3
+    assert prose.times(0.25 + 3e-11, 1.0, max_extra=9) == ("0.25000000003", "1.00000000000", "0.3")
+
+
+def test_times_tolerates_a_product_within_a_billionth():
+    assert prose.times(2.0, 3.0, 6.0 * (1 + 0.9e-9)) == ("2.00", "3.00", "6.0")
+    assert prose.times(0.0, 5.0, 0.9e-12) == ("0.00", "5.00", "0.0")
+    with pytest.raises(ValueError, match="product"):
+        prose.times(2.0, 3.0, 6.0 * (1 + 1.5e-9))
+    with pytest.raises(ValueError, match="product"):
+        prose.times(0.0, 5.0, 1.5e-12)
+
+
 @given(st.lists(st.floats(0.0, 1e4, allow_nan=False), min_size=1, max_size=6), st.integers(0, 3))
 def test_printed_terms_add_up_to_the_printed_total(values, digits):
     terms, total = prose.added(values, digits=digits)
