@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import data
+from course_lib import citations, data
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -54,6 +54,74 @@ PREFIXES = "data|benchmarks|notebooks|solutions|exercises|tests|scripts|course_l
 PATH = re.compile(
     rf"(?<![\w./~-])((?:{PREFIXES})/[\w./*-]*[\w*]\.(?:csv|md|ipynb|py|json|cfg|txt|toml|yml|yaml))(?![\w/])"
 )
+
+
+# course_lib.citations (first, so that a mutation run stops here before the repository scan).
+
+@pytest.fixture
+def bib(monkeypatch):
+    """A small bibliography in place of data/sources.csv: every author form :func:`citations._names` knows."""
+    rows = {k: {"key": k, "authors": a, "year": y} for k, a, y in [
+        ("one", "John W. Young", "1974"),
+        ("two", "Jane Roe, John Doe", "2001"),
+        ("three", "Ann Lee, Bo Kim, Cy Park", "2002"),
+        ("etal", "Ziheng Jiang, et al.", "2024"),
+        ("etal2", "Borui Wan, Mingji Han, et al.", "2025"),
+        ("short", "Llama Team, AI @ Meta (Grattafiori et al.)", "2024"),
+        ("org", "Meta and IBM Research (PyTorch blog)", "2024"),
+        ("orgc", "Gemini Team, Google", "2023"),
+        ("dup-x", "PyTorch contributors", "2026"),
+        ("dup-y", "Some Body", "2026"),
+        ("dup-z", "PyTorch contributors", "2026"),
+    ]}
+    monkeypatch.setattr(citations, "_rows", lambda: rows)
+    citations._labels.cache_clear()
+    yield rows
+    citations._labels.cache_clear()
+
+
+@pytest.mark.parametrize("key, label", [
+    ("one", "Young 1974"),                    # one person: the surname (not the initial W.)
+    ("two", "Roe and Doe 2001"),              # two people
+    ("three", "Lee et al. 2002"),             # three
+    ("etal", "Jiang et al. 2024"),            # one person and "et al."
+    ("etal2", "Wan et al. 2025"),             # two people and "et al."
+    ("short", "Grattafiori et al. 2024"),     # the paper's own short form in parentheses
+    ("org", "Meta and IBM Research 2024"),    # an organisation, up to its parenthesis
+    ("orgc", "Gemini Team 2023"),             # an organisation, up to its comma
+    ("dup-x", "PyTorch contributors 2026a"),  # one author-year twice: a, b in the bibliography's order
+    ("dup-y", "Body 2026"),
+    ("dup-z", "PyTorch contributors 2026b"),
+])
+def test_author_year_labels(bib, key, label):
+    assert citations.author_year(key) == label
+
+
+def test_names_of_a_bare_et_al_is_taken_as_it_is(bib):
+    assert citations._names("et al.") == "et al."
+
+
+def test_an_unknown_key_is_refused(bib):
+    with pytest.raises(ValueError, match="key must be a key of data/sources.csv"):
+        citations.author_year("nokey")
+
+
+def test_render_replaces_each_group_and_leaves_unknown_keys_raw(bib):
+    text = "as [@one] and [@two; @etal] found, unlike [@one; @nokey] and [@nokey]; not [one] or @one."
+    assert citations.render(text, citations.plain) == (
+        "as (Young 1974) and (Roe and Doe 2001; Jiang et al. 2024) found, unlike [@one; @nokey] and [@nokey];"
+        " not [one] or @one.")
+    assert citations.render("[@dup-z]", citations.markdown_link()) == "([PyTorch contributors 2026b](SOURCES.md#dup-z))"
+    assert citations.render("[@one]", citations.markdown_link("../SOURCES.md")) == "([Young 1974](../SOURCES.md#one))"
+    assert citations.render("[@one]", lambda key, label: key.upper()) == "(ONE)"
+
+
+def test_the_course_bibliography_labels():
+    # data/sources.csv as it stands: the module docstring's example, and the three "PyTorch contributors 2026"
+    assert citations.author_year("llama3") == "Grattafiori et al. 2024"
+    assert citations.author_year("young1974") == "Young 1974"
+    assert [citations.author_year(k) for k in ("pytorch-docs", "torchrun-source", "torch-rdzv-source")] == [
+        "PyTorch contributors 2026a", "PyTorch contributors 2026b", "PyTorch contributors 2026c"]
 
 
 def repo_files() -> list[Path]:
