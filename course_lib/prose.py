@@ -44,7 +44,8 @@ def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), ma
     """``a``, ``b`` and ``a x b`` as strings whose printed product rounds to the printed result.
 
     digits: the decimals of ``a``, ``b`` and the product; the factors get more decimals until the printed
-    factors' product rounds to the printed result.
+    factors' product rounds to the printed result (ValueError when ``max_extra`` more decimals do not suffice:
+    a product a hair from a rounding boundary).
     """
     a, b = float(a), float(b)
     product = a * b if product is None else float(product)
@@ -56,6 +57,9 @@ def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), ma
         pa, pb = round(a, da + extra), round(b, db + extra)
         if math.isclose(round(pa * pb, dc), target, abs_tol=0.5 * 10**-(dc + 3)):
             break
+    else:  # before: the last try was printed even though its product rounds elsewhere
+        raise ValueError(f"max_extra {max_extra!r}: no printing of {a!r} x {b!r} with at most that many extra decimals "
+                         f"rounds to {target:.{dc}f}")
     return f"{a:.{da + extra}f}", f"{b:.{db + extra}f}", f"{target:.{dc}f}"
 
 

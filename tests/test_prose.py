@@ -66,6 +66,18 @@ def test_times_adds_decimals_until_the_printed_product_holds():
     assert prose.times(0.25 + 3e-11, 1.0, max_extra=9) == ("0.25000000003", "1.00000000000", "0.3")
 
 
+def test_times_refuses_when_max_extra_decimals_do_not_suffice():
+    # 0.25 + 3e-11 needs 9 extra decimals (above); at the default 8 the printing 0.2500000000 x 1.0000000000 = 0.3
+    # was returned although it rounds to 0.2
+    with pytest.raises(ValueError, match="max_extra 8"):
+        prose.times(0.25 + 3e-11, 1.0)
+    with pytest.raises(ValueError, match="max_extra 0"):
+        prose.times(0.1249, 2.004, max_extra=0)  # needs one
+    assert prose.times(0.1249, 2.004, max_extra=1) == ("0.125", "2.004", "0.3")
+    with pytest.raises(ValueError, match="max_extra -1"):
+        prose.times(8.0, 3.77, max_extra=-1)  # was an UnboundLocalError
+
+
 def test_times_tolerates_a_product_within_a_billionth():
     assert prose.times(2.0, 3.0, 6.0 * (1 + 0.9e-9)) == ("2.00", "3.00", "6.0")
     assert prose.times(0.0, 5.0, 0.9e-12) == ("0.00", "5.00", "0.0")
