@@ -14,6 +14,9 @@ def test_largest_remainders_take_the_missing_units_at_the_default_two_decimals()
     # no unit missing: every term prints as its own rounding (0.29 is 28.999... hundredths in binary)
     assert prose.added([0.29, 0.58]) == (["0.29", "0.58"], "0.87")
     assert prose.added([1.234]) == (["1.23"], "1.23")
+    # the remainder decides, not the size: 1.1 + 0.6 = 1.7 -> 2, and the unit goes to 0.6 (remainder 0.6 > 0.1)
+    assert prose.added([1.1, 0.6], digits=0) == (["1", "1"], "2")
+    assert prose.added([0.11, 0.06], digits=1) == (["0.1", "0.1"], "0.2")
 
 
 def test_a_term_prints_a_unit_away_from_its_own_rounding():
