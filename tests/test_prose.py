@@ -45,6 +45,10 @@ def test_an_explicit_total_is_printed_not_the_sum():
     assert prose.added([1.23, 1.74], total=3.1, digits=1) == (["1.3", "1.8"], "3.1")
     assert prose.sum_line([1.23, 1.74], total=3.1, digits=1) == "1.3 + 1.8 = 3.1"
     assert prose.added([1.23, 1.74], digits=1) == (["1.2", "1.8"], "3.0")
+    # terms on a unit exactly (1.0 is 10 tenths, its floor 10 and not 9): a total one unit above the sum goes to
+    # one of them, and the terms still add up
+    assert prose.added([1.0], total=1.1, digits=1) == (["1.1"], "1.1")
+    assert prose.added([1.0, 1.0], total=3.0, digits=0) == (["2", "1"], "3")
 
 
 def test_sum_line_defaults_to_two_decimals():
