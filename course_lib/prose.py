@@ -22,21 +22,25 @@ def added(values, total: float | None = None, digits: int = 2) -> tuple[list[str
 
     Each term is rounded to ``digits``; where the rounded terms miss the rounded total by a few units of
     the last digit, those units go to the terms with the largest remainders (largest-remainder rounding),
-    so a term may print one unit of the last digit away from its own rounding.
+    so a term may print one unit of the last digit away from its own rounding. A ``total`` more units
+    from the terms' rounded-down sum than there are terms is refused (ValueError naming ``total``): no
+    such rounding adds up to it.
     """
     values = [float(v) for v in values]
     total = math.fsum(values) if total is None else float(total)
     unit = 10.0**-digits
     target = round(round(total, digits) / unit)
-    floors = [math.floor(v / unit + 1e-9) for v in values]
-    rest = sorted(range(len(values)), key=lambda i: values[i] / unit - floors[i], reverse=True)
-    missing = target - sum(floors)
-    units = list(floors)
-    for i in rest[:max(missing, 0)]:
-        units[i] += 1
-    if missing < 0:  # can only happen for negative terms: take the units from the smallest remainders
-        for i in rest[::-1][: -missing]:
-            units[i] -= 1
+    units = [math.floor(v / unit + 1e-9) for v in values]
+    missing = target - sum(units)
+    if abs(missing) > len(values):  # a unit a term is all largest-remainder rounding may move
+        raise ValueError(f"total {total!r} is {abs(missing)} units of {unit:g} from the terms' rounded sum, more than "
+                         f"one a term ({len(values)} terms): no rounding of the terms adds up to it")
+    sign = (missing > 0) - (missing < 0)
+    # missing units go to the largest remainders; surplus units (an explicit total below the floors, or
+    # negative terms) come from the smallest
+    order = sorted(range(len(values)), key=lambda i: sign * (values[i] / unit - units[i]), reverse=True)
+    for i in order[:abs(missing)]:
+        units[i] += sign
     return [f"{u * unit:.{digits}f}" for u in units], f"{target * unit:.{digits}f}"
 
 
@@ -55,7 +59,7 @@ def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), ma
     target = round(product, dc)
     for extra in range(max_extra + 1):
         pa, pb = round(a, da + extra), round(b, db + extra)
-        if math.isclose(round(pa * pb, dc), target, abs_tol=0.5 * 10**-(dc + 3)):
+        if f"{round(pa * pb, dc):.{dc}f}" == f"{target:.{dc}f}":  # the printed product rounds to the printed result
             break
     else:  # before: the last try was printed even though its product rounds elsewhere
         raise ValueError(f"max_extra {max_extra!r}: no printing of {a!r} x {b!r} with at most that many extra decimals "

@@ -862,6 +862,56 @@ def test_dispersion_by_hand_and_its_bad_inputs():
         an.dispersion_test([0, 0, 0])
 
 
+def test_the_gain_over_poisson_is_exact_where_gammaln_rounds():
+    # the gamma-Poisson's log-likelihood minus Poisson's, against 50-digit log-gammas (mpmath), from a shape
+    # of 1e-3 to 1e7 (where gammaln(x + k) - gammaln(k) had lost all but two digits of a 4e-5 gain)
+    import mpmath as mp
+    xs, mult = np.array([0, 1, 2, 5, 12]), np.array([60.0, 20.0, 8.0, 6.0, 6.0])
+    mu = float((xs * mult).sum() / mult.sum())
+    with mp.workdps(50):
+        for k in (1e-3, 0.5, 3.0, 1e4, 1e7):
+            K, M = mp.mpf(k), mp.mpf(mu)
+            exact = sum(int(m) * (mp.loggamma(int(x) + K) - mp.loggamma(K) + K * mp.log(K / (K + M)) + int(x) * mp.log(M / (K + M))
+                                  - int(x) * mp.log(M) + M) for x, m in zip(xs, mult))
+            assert an._nb_gain(xs, mult, k, mu) == pytest.approx(float(exact), rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize("counts, spread", [
+    ([0, 2], False),           # variance 1 = mean 1: the likelihood's slope in 1/k is 0 at Poisson
+    ([0, 0, 0, 1], False),     # variance 3/16 < mean 1/4
+    ([0, 0, 3], True),         # variance 2 > mean 1
+    ([1, 1, 1, 4], False),     # variance 27/16 < mean 28/16
+    ([0, 1, 1, 4], True),      # variance 9/4 > mean 3/2
+])
+def test_a_finite_shape_exactly_when_the_variance_exceeds_the_mean(counts, spread):
+    x = np.asarray(counts)
+    assert (x.var() > x.mean()) == spread  # the cases' variances by hand, above
+    fit = an.fit_negative_binomial(counts)
+    assert math.isfinite(fit.shape) == spread
+    assert (fit.loglik > fit.loglik_poisson) == spread and (fit.loglik == fit.loglik_poisson) == (not spread)
+    # the sign of the slope at 1/k = 0, by hand: half the sum of (x - mean)^2 - x
+    assert (float(((x - x.mean()) ** 2 - x).sum()) / 2 > 0) == spread
+
+
+def test_rounding_no_longer_makes_a_poisson_fleet_look_heterogeneous():
+    # one incident on a million nodes (variance below the mean): Poisson. The gammaln form found a gain of 2.6e-7,
+    # above its 1e-9 tolerance, and reported a shape of 2,597 (a rate CV of 2 %)
+    sparse = np.zeros(10**6, np.int64)
+    sparse[0] = 1
+    fit = an.fit_negative_binomial(sparse)
+    assert math.isinf(fit.shape) and fit.loglik == fit.loglik_poisson and fit.shape_low == 0.0 and math.isinf(fit.shape_high)
+    # 1,617 zeros, 583 ones, 829 twos: variance above the mean by 2e-7, its likelihood still rising (though still
+    # below Poisson's, by 1e-11) at the search's upper end k = e^14 (a maximum beyond it, a CV under 0.001): reported
+    # as Poisson, its interval reaching to inf
+    edge = np.r_[np.zeros(1617, np.int64), np.ones(583, np.int64), np.full(829, 2)]
+    assert 0 < edge.var() - edge.mean() < 1e-6
+    xs, mult = np.unique(edge, return_counts=True)
+    assert an._nb_gain(xs, mult, math.exp(14.0), edge.mean()) > an._nb_gain(xs, mult, math.exp(13.9), edge.mean())
+    fit = an.fit_negative_binomial(edge)
+    assert math.isinf(fit.shape) and fit.loglik == fit.loglik_poisson and math.isinf(fit.shape_high)
+    assert 1.0 < fit.shape_low < math.exp(14.0)
+
+
 def test_negative_binomial_fit_edges_by_hand():
     equal = an.fit_negative_binomial([2, 2, 2, 2, 2])  # no spread at all: no better than Poisson, identical nodes
     assert math.isinf(equal.shape) and equal.zero_expected == pytest.approx(5 * math.exp(-2.0))

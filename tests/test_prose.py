@@ -51,6 +51,28 @@ def test_an_explicit_total_is_printed_not_the_sum():
     assert prose.added([1.0, 1.0], total=3.0, digits=0) == (["2", "1"], "3")
 
 
+def test_a_total_a_unit_a_term_away_is_the_most_rounding_can_reach():
+    # floors 0 + 0 against a total of 2: both terms take their unit (the largest move allowed)
+    assert prose.added([0.6, 0.6], total=2, digits=0) == (["1", "1"], "2")
+    # floors 1 + 1 against a total of 0: both give theirs
+    assert prose.added([1.2, 1.7], total=0, digits=0) == (["0", "0"], "0")
+    assert prose.added([-0.6, -0.6], total=-2, digits=0) == (["-1", "-1"], "-2")
+
+
+@pytest.mark.parametrize("values, total, digits", [
+    ([1.0, 2.0], 10, 0),    # was printed "2 + 3 = 10"
+    ([1.0, 2.0], -1, 0),    # 4 units below
+    ([0.29, 0.58], 0.29, 2),  # was printed "0.28 + 0.57 = 0.29"
+    ([0.6, 0.6], 2.6, 0),   # 3 units above two terms
+    ([5.0], 3.0, 1),        # 20 tenths
+])
+def test_a_total_no_rounding_of_the_terms_reaches_is_refused(values, total, digits):
+    with pytest.raises(ValueError, match="total"):
+        prose.added(values, total=total, digits=digits)
+    with pytest.raises(ValueError, match="total"):
+        prose.sum_line(values, total=total, digits=digits)
+
+
 def test_sum_line_defaults_to_two_decimals():
     assert prose.sum_line([0.5, 0.25]) == "0.50 + 0.25 = 0.75"
     assert prose.sum_line([0.4, 0.4, 0.2], digits=0) == "1 + 0 + 0 = 1"
@@ -130,3 +152,14 @@ def test_the_spare_verdict_adds_up_as_printed():
         gross, cost, net = map(float, re.search(r"saves ([0-9.]+) min a day and its idle GPUs cost ([0-9.]+): net ([-+0-9.]+)",
                                                 text).groups())
         assert round(gross - cost, 2) == pytest.approx(net, abs=1e-9), text
+
+
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=6), st.integers(0, 2), st.data())
+def test_printed_terms_add_up_to_an_explicit_total_within_reach(values, digits, data):
+    unit = 10.0**-digits
+    floors = sum(int((v / unit + 1e-9) // 1) for v in values)
+    target = data.draw(st.integers(floors - len(values), floors + len(values)))
+    terms, total = prose.added(values, total=target * unit, digits=digits)
+    assert round(sum(float(t) for t in terms) / unit) == round(float(total) / unit) == target
+    for t, v in zip(terms, values):
+        assert abs(float(t) - v) < 2 * unit  # at most one unit from the term's floor, or its floor's next unit
