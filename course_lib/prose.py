@@ -35,7 +35,7 @@ def added(values, total: float | None = None, digits: int = 2) -> tuple[list[str
     if abs(missing) > len(values):  # a unit a term is all largest-remainder rounding may move
         raise ValueError(f"total {total!r} is {abs(missing)} units of {unit:g} from the terms' rounded sum, more than "
                          f"one a term ({len(values)} terms): no rounding of the terms adds up to it")
-    sign = (missing > 0) - (missing < 0)
+    sign = int(math.copysign(1, missing))  # 0 missing: nothing to move either way
     # missing units go to the largest remainders; surplus units (an explicit total below the floors, or
     # negative terms) come from the smallest
     order = sorted(range(len(values)), key=lambda i: sign * (values[i] / unit - units[i]), reverse=True)
