@@ -190,19 +190,20 @@ def complete_loss_fraction(interval, write_cost, mtbf, restart=0.0):
     """1 - ETTR of Daly's complete model: the share of wall-clock time that is not useful work.
 
     ``1 - 1 / (1 + W)`` with ``1 + W = e^{R/M} M (e^{(tau+delta)/M} - 1) / tau`` (:func:`expected_waste`),
-    computed in log space so that it never overflows and never exceeds 1, at any scale (notebooks 08
-    and 09: the loss the course reports). Unlike :func:`expected_waste` it accepts ``write_cost = 0``
-    and ``interval = 0`` (the limit ``M (e^{tau/M} - 1)/tau -> 1``: continuous checkpointing).
-    Scalars or arrays (broadcast).
+    computed in log space so that it never overflows and never exceeds 1, at any scale (the
+    course's day model, :mod:`course_lib.restart`, is the renewal form of the same loss). Unlike
+    :func:`expected_waste` it accepts ``interval = 0``: with ``write_cost = 0`` the limit
+    ``M (e^{tau/M} - 1)/tau -> 1`` (continuous checkpointing, only the restart is lost); with a write
+    cost, a write without work between: the whole day. Scalars or arrays (broadcast).
     """
     tau = _check("interval", interval, allow_zero=True)
     delta = _check("write_cost", write_cost, allow_zero=True)
     m = _check("mtbf", mtbf)
     r = _check("restart", restart, allow_zero=True)
     seg = np.asarray((tau + delta) / m, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(tau > 0, np.log(np.expm1(seg) / np.where(tau > 0, tau / m, 1.0)), seg)
-    ratio = np.where(seg == 0, 0.0, ratio)
+    with np.errstate(divide="ignore", invalid="ignore"):  # tau = 0: log(x / 0) = inf (the whole day), or 0 / 0
+        ratio = np.log(np.expm1(seg) / (tau / m))
+    ratio = np.where(seg == 0, 0.0, ratio)  # no interval and no write cost: only the restart
     log_slowdown = r / m + ratio  # log(1 + W) >= 0
     return _out(-np.expm1(-log_slowdown))
 

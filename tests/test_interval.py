@@ -358,6 +358,9 @@ def test_complete_loss_fraction_is_one_minus_daly_ettr():
     assert complete_loss_fraction(0.0, 0.0, 720.0) == 0.0
     # continuous in tau at 0 when delta = 0 (the e^{tau/M} - 1 ~ tau/M limit)
     assert complete_loss_fraction(1e-9, 0.0, 720.0, 15.0) == pytest.approx(-math.expm1(-15.0 / 720.0), rel=1e-9)
+    # no interval but a write cost: writes without work between lose the whole day (the limit tau -> 0)
+    assert complete_loss_fraction(0.0, 1.0, 720.0, 15.0) == 1.0
+    assert complete_loss_fraction(1e-9, 1.0, 720.0) == pytest.approx(1.0, abs=1e-8)
     # at any scale it stays in [0, 1) and never overflows (the day of a huge fleet)
     big = complete_loss_fraction(100.0, 10.0, 1.0, 5.0)
     assert 0.999 < big <= 1.0 and math.isfinite(big)
@@ -367,3 +370,65 @@ def test_complete_loss_fraction_is_one_minus_daly_ettr():
                        ((1.0, 1.0, 720.0, -1.0), "restart")):
         with pytest.raises(ValueError, match=name):
             complete_loss_fraction(*args)
+
+
+# ----- best_interval: the day model's bounded optimum ---------------------------------------
+def _day_loss(tau, delta, m, r, s):
+    """The day model's loss, 1 - (1 - (R + s tau/2)/M) tau / (tau + delta) (course_lib.restart), by hand."""
+    return 1.0 - (1.0 - (r + s * tau / 2.0) / m) * tau / (tau + delta)
+
+
+def test_best_interval_by_hand():
+    # tau* = -delta + sqrt(delta^2 + 2 delta (M - R) / s)
+    assert iv.best_interval(2.0, 100.0) == pytest.approx(-2.0 + math.sqrt(404.0), rel=1e-15)  # 18.0998
+    assert iv.best_interval(2.0, 100.0, 20.0, 0.5) == pytest.approx(-2.0 + math.sqrt(644.0), rel=1e-15)  # 23.377
+    assert iv.best_interval(0.5, 60.0, 0.0, 0.25) == pytest.approx(-0.5 + math.sqrt(0.25 + 240.0), rel=1e-15)
+    # the bound binds when the optimum is below it, not when it is above
+    assert iv.best_interval(2.0, 100.0, min_interval=30.0) == 30.0
+    assert iv.best_interval(2.0, 100.0, min_interval=10.0) == pytest.approx(-2.0 + math.sqrt(404.0), rel=1e-15)
+
+
+@pytest.mark.parametrize("delta, m, r, s", [(2.0, 100.0, 0.0, 1.0), (2.0, 100.0, 20.0, 0.5), (0.1, 1440.0, 15.0, 0.9),
+                                            (5.0, 30.0, 10.0, 0.2), (0.01, 5.0, 4.0, 1.0)])
+def test_best_interval_minimises_the_day_models_loss(delta, m, r, s):
+    found = minimize_scalar(lambda t: _day_loss(t, delta, m, r, s), bounds=(1e-9, 10 * m), method="bounded",
+                            options={"xatol": 1e-10})
+    tau = iv.best_interval(delta, m, r, s)
+    assert tau == pytest.approx(found.x, rel=1e-5)
+    assert _day_loss(tau, delta, m, r, s) <= found.fun + 1e-15
+
+
+def test_best_interval_edges():
+    # no write cost: nothing to trade, the bound itself (0 or a step)
+    assert iv.best_interval(0.0, 100.0) == 0.0
+    assert iv.best_interval(0.0, 100.0, 5.0, 0.5, 3.0) == 3.0
+    # failures as frequent as the restart (M <= R): every interval loses the whole day; the bound
+    assert iv.best_interval(2.0, 10.0, 10.0) == 0.0
+    assert iv.best_interval(2.0, 10.0, 12.0, 1.0, 4.0) == 4.0
+    assert iv.best_interval(2.0, 10.0, 9.0) == pytest.approx(-2.0 + math.sqrt(8.0), rel=1e-15)  # just above R
+    # no failure rewinds (s = 0): only writes cost, one per MTBF, or the bound if longer
+    assert iv.best_interval(2.0, 100.0, 0.0, 0.0) == 100.0
+    assert iv.best_interval(2.0, 100.0, 0.0, 0.0, 250.0) == 250.0
+    # s = 1 exactly is allowed; above 1 refused, naming share
+    assert iv.best_interval(2.0, 100.0, 0.0, 1.0) == iv.best_interval(2.0, 100.0)
+    for bad in (1.0 + 1e-12, 2.0):
+        with pytest.raises(ValueError, match="share"):
+            iv.best_interval(2.0, 100.0, 0.0, bad)
+    with pytest.raises(ValueError, match="share"):
+        iv.best_interval(2.0, 100.0, 0.0, np.array([0.5, 1.5]))
+    for args, name in (((-1.0, 100.0), "write_cost"), ((1.0, 0.0), "mtbf"), ((1.0, 100.0, -1.0), "fixed"),
+                       ((1.0, 100.0, 0.0, -0.1), "share"), ((1.0, 100.0, 0.0, 1.0, -1.0), "min_interval")):
+        with pytest.raises(ValueError, match=name):
+            iv.best_interval(*args)
+
+
+def test_best_interval_broadcasts_each_case_as_alone():
+    delta = np.array([2.0, 0.0, 2.0, 2.0, 2.0])
+    m = np.array([100.0, 100.0, 10.0, 100.0, 100.0])
+    r = np.array([20.0, 0.0, 12.0, 0.0, 0.0])
+    s = np.array([0.5, 1.0, 1.0, 0.0, 1.0])
+    bound = np.array([0.0, 3.0, 4.0, 0.0, 30.0])
+    got = iv.best_interval(delta, m, r, s, bound)
+    want = [iv.best_interval(*args) for args in zip(delta, m, r, s, bound)]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, [-2.0 + math.sqrt(644.0), 3.0, 4.0, 100.0, 30.0], rtol=1e-15)
