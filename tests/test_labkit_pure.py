@@ -446,17 +446,25 @@ def test_at_least_returns_the_integer_and_names_lo_and_why():
 
 
 @pytest.mark.parametrize("value", [True, False, 2.5, "3", None, float("nan")])
-def test_at_least_refuses_what_is_not_an_integer(value):
+def test_at_least_refuses_what_is_not_an_integer_naming_its_range(value):
     with pytest.raises(ValueError, match=r"^n must be an integer >= 0 \(got "):
         at_least(0)("n", value)
-    with pytest.raises(ValueError, match=r"^n must be an integer "):
-        at_least(2)("n", value)
+    # the range named is the check's own, with its reason (it was ">= 0" whatever lo was)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 2 \(a survivor needs a peer\) \(got "):
+        at_least(2, "a survivor needs a peer")("n", value)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= -3 \(got "):
+        at_least(-3)("n", value)
 
 
-def test_at_least_with_a_negative_lo_skips_the_integer_check():
+def test_at_least_names_its_range_for_a_negative_integer():
+    with pytest.raises(ValueError) as err:
+        at_least(2, "a survivor needs a peer")("groups", -1)
+    assert str(err.value) == "groups must be an integer >= 2 (a survivor needs a peer) (got -1)"
+
+
+def test_at_least_with_a_negative_lo():
     check = at_least(-3, "an offset")
-    assert check("offset", -3) == -3 and check("offset", 4) == 4
-    assert check("offset", 2.5) == 2.5 and check("offset", True) is True
+    assert check("offset", -3) == -3 and check("offset", 4) == 4 and check("offset", -2.0) == -2
     with pytest.raises(ValueError) as err:
         check("offset", -4)
     assert str(err.value) == "offset must be an integer >= -3 (an offset) (got -4)"

@@ -10,19 +10,19 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .._validate import Validated, check_choice, check_int_non_negative
+from .._validate import Validated, _as_int, check_choice
 
 __all__ = ["LabConfigBase", "at_least", "one_of", "records"]
 
 
 def at_least(lo: int, why: str = ""):
     """A check: an integer >= ``lo`` (``why`` says why, in the message)."""
-    reason = f" ({why})" if why else ""
+    allowed = f">= {lo}" + (f" ({why})" if why else "")
 
     def check(name, value):
-        n = check_int_non_negative(name, value) if lo >= 0 else value
+        n = _as_int(name, value, allowed)  # a whole number, never a bool; the message names lo and why
         if n < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}{reason} (got {value!r})")
+            raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
         return n
 
     return check
