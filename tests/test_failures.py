@@ -1,6 +1,7 @@
 """Properties of course_lib.failures: rates, exact Poisson intervals, fleet MTBF, Weibull minima."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -388,3 +389,65 @@ def test_weibull_scale_for_hazard_matches_the_rate_at_that_age(shape):
 def test_weibull_scale_for_hazard_names_a_bad_argument():
     with pytest.raises(ValueError, match="age"):
         f.weibull_scale_for_hazard(0.7, 1e-3, 0.0)
+
+
+# ----- the rate factors (Table 5's shares, lemon-node removal), by hand from the sources' numbers --------------------
+def test_planned_interruptions_are_all_less_the_unexpected():
+    # Llama 3 (section 3.3.4): 466 job interruptions in 54 days, 419 of them unexpected -> 47 planned
+    assert f.planned_interruptions() == (47, 54.0, pytest.approx(47 / 54, rel=1e-15))
+
+
+def test_table5_share_counts_each_named_cause_once():
+    # Table 5: 419 interruptions; Faulty GPU 148, GPU HBM3 Memory 72, NIC 7
+    assert f.table5_share(["Faulty GPU"]) == 148 / 419
+    assert f.table5_share(["Faulty GPU", "GPU HBM3 Memory"]) == 220 / 419
+    assert f.table5_share(("Faulty GPU", "Faulty GPU")) == 148 / 419  # named twice, counted once
+    assert f.table5_share(iter(["NIC"])) == 7 / 419  # any iterable
+    for bad in ([], ["Faulty CPU"], ["Faulty GPU", "Faulty CPU"]):
+        with pytest.raises(ValueError, match="components must be names from Table 5"):
+            f.table5_share(bad)
+
+
+def test_rate_without_causes_scales_by_the_rest():
+    assert f.rate_without_causes(1e-3, ["NIC"]) == pytest.approx(1e-3 * 412 / 419, rel=1e-15)
+    assert f.rate_without_causes(2.0, f.TOP_TABLE5_CAUSES) == pytest.approx(2.0 * 199 / 419, rel=1e-15)
+    for bad in (0.0, -1e-3):
+        with pytest.raises(ValueError, match="rate_per_gpu_day"):
+            f.rate_without_causes(bad, ["NIC"])
+
+
+def test_the_lemon_bound_is_the_rate_without_the_two_largest_causes():
+    assert f.TOP_TABLE5_CAUSES == ("Faulty GPU", "GPU HBM3 Memory")
+    assert f.lemon_bound() == pytest.approx(199 / 419, rel=1e-15)  # x 0.475
+
+
+def test_kokolis_job_shares_read_as_a_rate_factor():
+    # 14 % of large jobs failed before removal, 4 % after: ln(1 - 0.04) / ln(1 - 0.14) = -0.040822 / -0.150823
+    assert f.kokolis_lemon_rate_factor() == pytest.approx(0.0408219945 / 0.1508228897, rel=1e-9)  # x 0.2707
+
+
+def test_the_measured_lemon_removal_as_recorded():
+    m = f.measured_lemon_removal()
+    assert (m.factor, m.factor_low, m.factor_high, m.in_sample) == (1.0182, 0.9877, 1.0340, 0.6296)
+    assert (m.threshold, m.nodes_removed) == (4, 16) and type(m.threshold) is int and type(m.nodes_removed) is int
+    assert m.capacity_removed == pytest.approx(0.04, rel=1e-15)  # 16 of 400 servers
+    assert "InfiniteHBD" in m.source
+    assert (m.lever_factor, m.gained) == (1.0, False)  # above 1: removal bought nothing
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        m.factor = 0.5
+
+
+@pytest.mark.parametrize("factor, lever, gained", [(0.8, 0.8, True), (1.0, 1.0, False), (0.999, 0.999, True), (1.3, 1.0, False)])
+def test_a_lemon_removal_gains_only_below_one(factor, lever, gained):
+    m = f.MeasuredLemonRemoval(factor, factor, factor, factor, 3, 5, 0.01, "by hand")
+    assert (m.lever_factor, m.gained) == (lever, gained)
+
+
+def test_clamp_lemon_factor_and_the_courses_default():
+    assert f.clamp_lemon_factor(1.02) == 1.0 and f.clamp_lemon_factor(1.0) == 1.0
+    assert f.clamp_lemon_factor(0.3) == 0.3  # default bound 0: no floor
+    assert f.clamp_lemon_factor(0.3, 0.47) == 0.47 and f.clamp_lemon_factor(0.6, 0.47) == 0.6
+    for bad in (0.0, -0.5):
+        with pytest.raises(ValueError, match="factor"):
+            f.clamp_lemon_factor(bad)
+    assert f.lemon_node_factor() == 1.0  # the trace's x 1.0182, clamped at 1
