@@ -893,6 +893,14 @@ def test_a_finite_shape_exactly_when_the_variance_exceeds_the_mean(counts, sprea
     assert (float(((x - x.mean()) ** 2 - x).sum()) / 2 > 0) == spread
 
 
+def test_an_interval_that_reaches_poisson_ends_at_inf():
+    # [0, 0, 4]: a finite maximum 1.60 above Poisson, less than the 1.92 drop, so the likelihood never falls
+    # far enough on the large-k side (at k = e^14 it is Poisson's, 1.60 below the maximum): shape_high = inf
+    fit = an.fit_negative_binomial([0, 0, 4])
+    assert 1.5 < fit.loglik - fit.loglik_poisson < stats.chi2.ppf(0.95, 1) / 2
+    assert math.isfinite(fit.shape) and fit.shape_low < fit.shape and math.isinf(fit.shape_high)
+
+
 def test_rounding_no_longer_makes_a_poisson_fleet_look_heterogeneous():
     # one incident on a million nodes (variance below the mean): Poisson. The gammaln form found a gain of 2.6e-7,
     # above its 1e-9 tolerance, and reported a shape of 2,597 (a rate CV of 2 %)
