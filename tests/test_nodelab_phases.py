@@ -118,3 +118,67 @@ def test_a_log_without_the_rendezvous_events_is_refused(tmp_path):
         node_loss_phases(events, m)
     with pytest.raises(ValueError, match="restart"):
         node_loss_phases(events, {"t_fail": 10.0})
+
+
+def _events(tmp_path, spare):
+    events = read_events(_log(tmp_path / "events.jsonl", spare=spare))
+    (m,) = restart_stages(events)
+    return events, m
+
+
+def _one(events, ev, **match):
+    (e,) = [e for e in events if e["ev"] == ev and all(e.get(k) == v for k, v in match.items())]
+    return e
+
+
+def test_a_log_without_the_labs_node_start_times_the_start_up_from_the_agent(tmp_path):
+    events, m = _events(tmp_path, spare=False)
+    events = [e for e in events if e["ev"] != "node_start"]
+    ph = node_loss_phases(events, m)
+    assert ph["replacement_startup"] == pytest.approx(14.5 - 10.5)  # agent_start -> rdzv_enter
+    assert ph["replacement_kind"] == "fresh"
+
+
+def test_an_agent_started_at_the_failure_itself_is_fresh_not_a_spare(tmp_path):
+    events, m = _events(tmp_path, spare=False)
+    events = [e for e in events if e["ev"] != "node_start"]
+    _one(events, "agent_start", node="n2")["t"] = 10.0  # exactly t_fail: started with, not before, the failure
+    ph = node_loss_phases(events, m)
+    assert ph["replacement_kind"] == "fresh" and ph["replacement_startup"] == pytest.approx(4.5)
+
+
+def test_rank_0_counts_among_the_ranks_whose_slowest_sets_each_phase(tmp_path):
+    events, m = _events(tmp_path, spare=True)
+    _one(events, "pg_ready", rank=0, gen=1)["t"] = 14.3 + 2.9  # rank 0 now up last, 0.7 s after rank 1
+    ph = node_loss_phases(sorted(events, key=lambda e: e["t"]), m)
+    assert ph["workers_start"] == pytest.approx(17.2 - 14.3)
+
+
+def test_an_expiry_at_the_failure_itself_and_a_tie_with_the_replacement(tmp_path):
+    events, m = _events(tmp_path, spare=True)
+    _one(events, "rdzv_dead")["t"] = 10.0  # the lost node was already overdue: declared dead at the failure
+    ph = node_loss_phases(sorted(events, key=lambda e: e["t"]), m)
+    assert ph["heartbeat_expiry"] == 0.0 and ph["membership_wait"] == 0.0
+    # a fresh node ready exactly when the lost one is declared dead: the expiry gates (a spare could not do better)
+    (tmp_path / "tie").mkdir()
+    events, m = _events(tmp_path / "tie", spare=False)
+    _one(events, "rdzv_dead")["t"] = 14.5
+    ph = node_loss_phases(sorted(events, key=lambda e: e["t"]), m)
+    assert ph["gated_by"] == "heartbeat expiry" and ph["replacement_ready"] == pytest.approx(4.5)
+
+
+def test_logs_that_do_not_show_one_replacement_are_refused(tmp_path):
+    events, m = _events(tmp_path, spare=True)
+    # two nodes new to the round
+    extra = dict(_one(events, "rdzv_joined", node="n2", round=1), node="n3")
+    with pytest.raises(ValueError, match="exactly one node"):
+        node_loss_phases(events + [extra], m)
+    # none: the replacement's join is missing
+    with pytest.raises(ValueError, match="exactly one node"):
+        node_loss_phases([e for e in events if not (e["ev"] == "rdzv_joined" and e.get("node") == "n2")], m)
+    # the replacement never entered the rendezvous
+    with pytest.raises(ValueError, match="n2 has no rdzv_enter"):
+        node_loss_phases([e for e in events if not (e["ev"] == "rdzv_enter" and e.get("node") == "n2")], m)
+    # a rank of the new generation never stepped
+    with pytest.raises(ValueError, match="every rank of the restarted generation"):
+        node_loss_phases([e for e in events if not (e["ev"] == "step_done" and e["gen"] == 1 and e["rank"] == 1)], m)
