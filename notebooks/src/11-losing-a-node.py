@@ -358,7 +358,7 @@ print(f"the shard over a {peer_link_gbit_s:g} Gbit/s peer link: {over_link_s:.3f
 # copy crosses a link, and the lab shows what that costs: size over the link's rate. At an assumed
 # 100 Gbit/s peer link the shard's fetch is about a tenth of a second, still nothing beside the minutes of
 # detection and rescheduling, so the model's buddy copy is optimistic by a negligible amount. What must not be
-# done is to divide the model's persisted reload by the lab's 4x: that reload is the restart's sourced
+# done is to divide the model's persisted reload by the lab's ratio above: that reload is the restart's sourced
 # reload stage (every rank reading shared storage at once, the framework's load), not one shard over one
 # link, and the lab's ratio is only the ratio of the two link speeds it was given. The copy's other saving,
 # the rewind (the newest snapshot instead of the older persisted step), does not depend on the link.
