@@ -247,11 +247,12 @@ class IncidentLog:
         n = start.size
         job = np.full(n, -1, np.int64) if job is None else _i64(job)
         attempt = np.zeros(n, np.int64) if attempt is None else _i64(attempt)
-        if job.shape != start.shape or attempt.shape != start.shape or (n and job.max() >= len(jobs)):
+        if job.shape != start.shape or attempt.shape != start.shape or (n and (job.min() < -1 or job.max() >= len(jobs))):
             raise ValueError("job and attempt must hold one value per incident, job indexing into jobs (-1: none)")
-        st = {k: _f64(v)[order] for k, v in (stages or {}).items()}
-        if any(k not in STAGES or v.shape != start.shape for k, v in st.items()):
+        st = {k: _f64(v) for k, v in (stages or {}).items()}
+        if any(k not in STAGES or v.shape != start.shape for k, v in st.items()):  # before sorting: a short stage
             raise ValueError(f"stages must be named from {STAGES}, one time (or NaN) per incident")
+        st = {k: v[order] for k, v in st.items()}
         return cls(start=start[order], end=end[order], node=node[order], nodes=tuple(nodes), cause=cause[order],
                    causes=tuple(tuple(c) for c in causes), window=_window(window), job=job[order], jobs=tuple(jobs),
                    attempt=attempt[order], stages=st, origin=origin, source=str(source), format=format,

@@ -83,7 +83,12 @@ def synthetic_log(seed, n_nodes: int = 400, days: float = 348.0, rate_per_node_d
     start = rng.uniform(0.0, T, node.size)
     in_burst = np.zeros(node.size, bool)
     if b > 0:
-        n_bursts = rng.poisson(b * r * n * T / size)
+        from scipy.stats import poisson
+
+        # a burst hits 1 + Poisson(size - 1) nodes, capped at the fleet: its mean size is E[min(1 + X, n)],
+        # the sum of P(X >= i) for i < n (the number of bursts keeps the share b of the faults in bursts)
+        mean_size = float(np.sum(poisson.sf(np.arange(n) - 1, size - 1.0)))
+        n_bursts = rng.poisson(b * r * n * T / mean_size)
         sizes = np.minimum(1 + rng.poisson(size - 1.0, n_bursts), n)
         t_burst = rng.uniform(0.0, T, n_bursts)
         members = int(sizes.sum())
