@@ -177,8 +177,11 @@ measured = {Rw: k["whole_restart_s"], s_: k["ft_stall_s"], j_: k["ft_rejoin_s"]}
 for g in (2, 4, 8, 32):
     assert abs(float(ratio_expr.subs({**measured, G: g})) - ratio_with_groups(k["whole_restart_s"], k["ft_stall_s"], k["ft_rejoin_s"], g)) < 1e-9
     print(f"G = {g:3d}: whole-job / torchft = {ratio_with_groups(k['whole_restart_s'], k['ft_stall_s'], k['ft_rejoin_s'], g):5.1f}x")
-print(f"limit G -> infinity: R_w / s = {float((Rw / s_).subs(measured)):.1f}x; the goal of {target:g}x needs "
-      f"G >= {float(sp.solve(sp.Eq(ratio_expr.subs(measured), target), G)[0]):.1f} groups with these measurements")
+limit = float((Rw / s_).subs(measured))
+needed = [float(r) for r in sp.solve(sp.Eq(ratio_expr.subs(measured), target), G) if r.is_positive]
+print(f"limit G -> infinity: R_w / s = {limit:.1f}x; the goal of {target:g}x "
+      + (f"needs G >= {needed[0]:.1f} groups with these measurements" if needed else
+         "is beyond that limit: with R_w, s and j held at these two-group values no number of groups reaches it"))
 
 # %% [markdown]
 # **Measured, not only modelled.** The formula holds $R_w$, $s$ and $j$ fixed as $G$ grows. The course's group
@@ -199,12 +202,20 @@ g_top = max(sweep.groups)
 print(f"goal >= {target:g}x at G = {g_top}: measured {sweep.ratio(g_top):.2f}x, "
       + ("met" if sweep.ratio(g_top) >= target else f"missed by {target / sweep.ratio(g_top):.1f}x")
       + f"; at the default timeout {sweep.cells[('kill', g_top)]['ratio_default_timeout']:.2f}x")
+c0 = sweep.cells[("kill", min(sweep.groups))]
+print(f"the model's inputs measured at each G, over their value at G = {min(sweep.groups)}: " + "; ".join(
+    f"G = {g}: R_w x{c['whole_restart_s'] / c0['whole_restart_s']:.2f}, s x{c['ft_stall_s'] / c0['ft_stall_s']:.2f}, "
+    f"j x{c['ft_rejoin_s'] / c0['ft_rejoin_s']:.2f}"
+    for g, c in ((g, sweep.cells[("kill", g)]) for g in sweep.groups if g != min(sweep.groups))))
 
 # %% [markdown]
-# The measured ratio grows with $G$ as the formula says, but not because its inputs stay put: on this machine
-# every group is a process of its own on two shared cores, so the whole-job restart, the stall and the rejoin all
-# grow with $G$ (the table's columns), and the model's agreement at the largest $G$ is partly those growths
-# cancelling. On a fleet each group has its own hosts, and those terms depend far less on $G$. The default-timeout
+# The measured ratio grows with $G$, but the formula with its inputs held at the smallest $G$ is not a
+# measurement of that growth (the error column): on this machine every group is a process of its own on two
+# shared cores, so the inputs themselves grow with $G$ (the last line), the whole-job restart most, because its
+# $G$ processes all start (`import torch`, connect) on the same two cores. With each input taken at its own $G$
+# the formula gives the measurement back (the benchmark's table does it term by term): its shape holds, and what
+# a two-core machine breaks is the assumption that its inputs stay put. On a fleet each group has its own hosts,
+# and those terms depend far less on $G$. The default-timeout
 # column is the model's real miss: at the largest $G$ the survivors' stall is the collective timeout itself. A
 # killed process closes its sockets, so the survivors talking to it in gloo's all-reduce see the failure at once,
 # but the others wait in a receive until the timeout, and the next quorum waits for them; the model counts a
