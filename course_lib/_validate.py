@@ -14,6 +14,7 @@ __all__ = [
     "check_positive",
     "check_non_negative",
     "check_open_unit",
+    "check_int_at_least",
     "check_int_positive",
     "check_int_non_negative",
     "check_choice",
@@ -80,20 +81,23 @@ def _as_int(name: str, value, allowed: str) -> int:
     raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
 
 
+def check_int_at_least(name: str, value, lo: int, why: str = "") -> int:
+    """Return ``value`` as int; it must be a whole number >= ``lo`` (``why``, if given, says why in the message)."""
+    allowed = f">= {lo}" + (f" ({why})" if why else "")
+    n = _as_int(name, value, allowed)
+    if n < lo:
+        raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
+    return n
+
+
 def check_int_positive(name: str, value) -> int:
     """Return ``value`` as int; it must be a whole number >= 1."""
-    n = _as_int(name, value, ">= 1")
-    if n < 1:
-        raise ValueError(f"{name} must be an integer >= 1 (got {value!r})")
-    return n
+    return check_int_at_least(name, value, 1)
 
 
 def check_int_non_negative(name: str, value) -> int:
     """Return ``value`` as int; it must be a whole number >= 0."""
-    n = _as_int(name, value, ">= 0")
-    if n < 0:
-        raise ValueError(f"{name} must be an integer >= 0 (got {value!r})")
-    return n
+    return check_int_at_least(name, value, 0)
 
 
 def check_choice(name: str, value, choices) -> str:

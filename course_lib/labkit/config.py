@@ -10,20 +10,16 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from .._validate import Validated, _as_int, check_choice
+from .._validate import Validated, check_choice, check_int_at_least
 
 __all__ = ["LabConfigBase", "at_least", "one_of", "records"]
 
 
 def at_least(lo: int, why: str = ""):
-    """A check: an integer >= ``lo`` (``why`` says why, in the message)."""
-    allowed = f">= {lo}" + (f" ({why})" if why else "")
+    """A check: an integer >= ``lo`` (``why`` says why, in the message); :func:`course_lib._validate.check_int_at_least`."""
 
     def check(name, value):
-        n = _as_int(name, value, allowed)  # a whole number, never a bool; the message names lo and why
-        if n < lo:
-            raise ValueError(f"{name} must be an integer {allowed} (got {value!r})")
-        return n
+        return check_int_at_least(name, value, lo, why)
 
     return check
 
