@@ -26,17 +26,42 @@ def _raw(x: float, dtype: str) -> int:
 
 
 # ----- bits -----
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
-def test_flip_bit_flips_exactly_that_bit_and_twice_restores(dtype):
+def _memory(t) -> list:
+    """Each element's bits as an unsigned integer, read from the tensor's storage as little-endian bytes
+    (not through the integer view flip_bit uses)."""
+    raw, w = bytes(t.untyped_storage()), t.element_size()
+    assert len(raw) == w * t.numel()
+    return [int.from_bytes(raw[k * w:(k + 1) * w], "little") for k in range(t.numel())]
+
+
+@pytest.mark.parametrize("dtype, width", [("float16", 16), ("bfloat16", 16), ("float32", 32), ("float64", 64)])
+def test_flip_bit_flips_exactly_that_bit_and_twice_restores(dtype, width):
+    """Every bit of every element, the lowest mantissa bit up to the sign (the top bit): exactly that bit of
+    that element changes, every other bit of it and every other element stay, a second flip restores the
+    memory. ``width`` is IEEE 754's (bfloat16: float32's top 16 bits), written here, not read from the code."""
     values = [0.1, -3.5, 1e-3, 0.0]
-    for bit in range(FLOAT_BITS[dtype]):
-        t = torch.tensor(values, dtype=getattr(torch, dtype))
-        raw = [_raw(float(v), dtype) for v in t]
-        flip_bit(t, 2, bit)
-        after = [_raw(float(v), dtype) for v in t] if bit < FLOAT_BITS[dtype] else None
-        assert after[2] == raw[2] ^ (1 << bit) and after[:2] + after[3:] == raw[:2] + raw[3:], (dtype, bit)
-        flip_bit(t, 2, bit)
-        assert [_raw(float(v), dtype) for v in t] == raw
+
+    def fresh():
+        return torch.tensor(values, dtype=getattr(torch, dtype))
+
+    raw = _memory(fresh())
+    assert len(set(raw)) == len(values) and raw[3] == 0  # distinct patterns: a flip in the wrong element would show
+    assert raw[1] >> (width - 1) == 1 and raw[0] >> (width - 1) == 0  # -3.5 has the top bit set, 0.1 has not
+    for element in range(len(values)):
+        for bit in range(width):
+            t = fresh()
+            flip_bit(t, element, bit)
+            want = list(raw)
+            want[element] ^= 1 << bit
+            assert _memory(t) == want, (dtype, element, bit)
+            flip_bit(t, element, bit)
+            assert _memory(t) == raw, (dtype, element, bit)
+    # the top bit is the sign: -3.5 -> 3.5 and 0.0 -> -0.0 exactly, in every format
+    t = fresh()
+    assert flip_bit(t, 1, width - 1) == (-3.5, 3.5)
+    before, after = flip_bit(t, 3, width - 1)
+    assert before == 0.0 and after == 0.0 and math.copysign(1.0, after) == -1.0 and math.copysign(1.0, before) == 1.0
+    assert _memory(t)[3] == 1 << (width - 1)
 
 
 def test_bfloat16_flips_through_its_own_16_bits():
