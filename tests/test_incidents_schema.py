@@ -254,8 +254,28 @@ def test_a_log_is_frozen_and_compared_by_identity_only():
     log = three()
     with pytest.raises(dataclasses.FrozenInstanceError):
         log.window = (0.0, 1.0)  # type: ignore[misc]
-    assert hash(log) == hash(log)  # hashable: numpy columns do not take part in a generated __eq__/__hash__
-    assert log == log and log != three()  # equals() is the comparison of contents
+    # eq=False: == and hash are object's (identity), so numpy columns never take part (a generated __hash__ would
+    # raise on the arrays, a generated __eq__ would compare them elementwise and raise on the truth value)
+    assert type(log).__eq__ is object.__eq__ and type(log).__hash__ is object.__hash__
+    assert hash(log) == object.__hash__(log)
+    twin = three()  # the same incidents in another object
+    assert twin.equals(log) and log.equals(twin)  # equals() is the comparison of contents ...
+    assert log != twin and not (log == twin) and twin != log  # ... == is identity: equal contents are distinct
+    assert hash(twin) != hash(log)  # identity hashes of two live objects (CPython's pointer hash is one-to-one)
+    # usable as a dict key and a set member, each object its own entry
+    table = {log: "first", twin: "second"}
+    assert len(table) == 2 and table[log] == "first" and table[twin] == "second"
+    assert len({log, twin, log}) == 2 and log in {log} and twin not in {log}
+    # a copy that changes one field is another log by both comparisons; an unchanged copy is equal in contents only
+    assert dataclasses.replace(log).equals(log) and dataclasses.replace(log) != log
+    moved = dataclasses.replace(log, window=(0.0, 11.0))
+    assert not moved.equals(log) and moved != log
+    assert not dataclasses.replace(log, start=log.start + 0.5).equals(log)
+    # the hash does not follow the contents: a column changed in place keeps the key (a content hash would lose it)
+    h = hash(log)
+    log.end[1] = 2.5  # was 2.25
+    assert hash(log) == h and table[log] == "first"
+    assert not log.equals(twin) and not twin.equals(log)  # equals() reads the contents as they are now
     with pytest.raises(ValueError, match="last > first"):
         IncidentLog(start=np.array([]), end=np.array([]), node=np.array([], np.int64), nodes=(), cause=np.array([], np.int64),
                     causes=(), window=(3.0, 1.0), job=np.array([], np.int64))
