@@ -204,8 +204,12 @@ class TieredCheckpointer(SnapshotCheckpointer):
         t0 = time.perf_counter()
         self.wait()  # the previous copy is replicated (its thread reads the flag set below)
         self._persist_now = (step % (self.every * self.persist_every) == 0) if persist is None else bool(persist)
+        # the record exists before the background thread starts, and that thread fills in the record it was started
+        # with: a thread that finishes before this call returns still has its phases recorded (replacing the record
+        # after the start lost them)
+        self.last_timings = record = {"step": step}
         super().snapshot(state, step)
-        self.last_timings = {"step": step, "blocking_s": time.perf_counter() - t0}
+        record["blocking_s"] = time.perf_counter() - t0
         return self
 
     def maybe_snapshot(self, state: dict, step: int):
@@ -216,6 +220,7 @@ class TieredCheckpointer(SnapshotCheckpointer):
         return True
 
     def _persist(self, step):  # runs in the background thread of SnapshotCheckpointer.snapshot
+        record = self.last_timings  # this snapshot's record, made before the thread started (see snapshot)
         try:
             t = {}
             t0 = time.perf_counter()
@@ -239,7 +244,7 @@ class TieredCheckpointer(SnapshotCheckpointer):
                 self.store.commit(step, lambda fh: fh.write(payload))
                 t["persist_s"] = time.perf_counter() - t1
             t["background_s"] = time.perf_counter() - t0
-            self.last_timings.update(t)
+            record.update(t)
         except BaseException as exc:  # re-raised in wait()
             self._error = exc
 
