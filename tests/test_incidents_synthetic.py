@@ -103,7 +103,16 @@ def test_truth_is_frozen_and_its_rate_is_the_mean_of_node_rates():
     with pytest.raises(dataclasses.FrozenInstanceError):
         truth.shape = 3.0
     assert isinstance(truth, SyntheticTruth)
-    assert truth.rate_per_node_day == pytest.approx(float(np.mean(truth.node_rates)), rel=1e-15)
+    # the fleet's rate is the mean of its nodes' rates, by hand on a truth written out: (0.25 + 0.5 + 1.5) / 3 = 0.75
+    # (binary fractions: exact), not the gamma's mean nor the median (0.5) nor the sum (2.25)
+    hand = SyntheticTruth(np.array([0.25, 1.5, 0.5]), 2.0, 0.0, np.zeros(0, bool), 1.0, 1.5)
+    assert hand.rate_per_node_day == 0.75 and type(hand.rate_per_node_day) is float
+    # the drawn truth against its stated law: 30 gamma(2) rates of mean 3.4e-3, each positive; the mean of 30 has
+    # sd 3.4e-3 / sqrt(2 * 30) = 4.4e-4 (the default 3.4e-3 is the generator's stated mean)
+    r = 3.4e-3
+    assert truth.node_rates.shape == (30,) and np.all(truth.node_rates > 0)
+    assert abs(truth.rate_per_node_day - r) < Z * r / math.sqrt(2.0 * 30)
+    assert np.unique(truth.node_rates).size == 30  # gamma nodes differ (identical nodes would all be r)
 
 
 def test_repair_quantiles_and_mean_by_hand():
