@@ -71,3 +71,11 @@ def test_makefile_pins_torch():
     for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
         if Requirement(r).name == "torch":
             assert str(Requirement(r).specifier) == "==2.13.0"
+
+
+def test_every_test_runs_under_a_deadline(pytestconfig):
+    # pytest-timeout is loaded from the dev extras and the ini sets one deadline for setup, call and teardown together:
+    # a lab or a wait that hangs fails its own test (the signal method raises inside it, so its clean-up still runs)
+    assert pytestconfig.pluginmanager.hasplugin("timeout")
+    assert 0 < float(pytestconfig.getini("timeout")) <= 900
+    assert pytestconfig.getini("timeout_method") == "signal"
