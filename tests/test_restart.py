@@ -25,12 +25,32 @@ minutes = st.floats(min_value=0.0, max_value=120.0, allow_nan=False)
 rates = st.floats(min_value=0.01, max_value=50.0, allow_nan=False)
 
 
+shares = st.one_of(st.just(0.0), st.floats(min_value=0.0, max_value=0.5))  # no spare, or an idle one up to half the GPUs
+
+
 @st.composite
 def days(draw, write=True):
-    stages = RestartStages(detect=draw(minutes), reschedule=draw(minutes), reload=draw(minutes),
-                           rewind=draw(st.floats(min_value=0.01, max_value=120.0)))
+    """One mode's day: stages, a write, an idle spare's share (0 or up to 0.5) and a step (0, not modelled, or up
+    to half the interval). Returns the day and its inputs, so that a property can work the day out by hand."""
+    d, r, l = draw(minutes), draw(minutes), draw(minutes)
+    rewind = draw(st.floats(min_value=0.01, max_value=120.0))
+    tau = 2.0 * rewind  # RestartBudget.single's interval: twice the mean rewind
     delta = draw(st.floats(min_value=0.0, max_value=5.0)) if write else 0.0
-    return RestartBudget.single(draw(rates), stages, delta)
+    lam = draw(rates)
+    idle = draw(shares)
+    step = draw(st.one_of(st.just(0.0), st.floats(min_value=0.0, max_value=0.5).map(lambda f: f * tau)))
+    b = RestartBudget(lam, (ModeCost("any", 1.0, d, r, l),), tau, delta, step_min=step, idle_share=idle)
+    return b, {"lam": lam, "D": d, "R": r, "L": l, "tau": tau, "delta": delta, "i": idle, "step": step}
+
+
+def _by_hand(lam, D, R, L, tau, delta, i, **_):
+    """The day model of the module's docstring, from the inputs: minutes lost (restart, writes, idle) and the total."""
+    T = 1440.0
+    x = D + R + L + tau / 2
+    rho = min(lam * x / T, 1.0)
+    restart = T * rho * (1 - i)
+    writes = T * (1 - i) * (1 - rho) * delta / (tau + delta) if tau + delta > 0 else 0.0
+    return {"X": x, "rho": rho, "restart": restart, "writes": writes, "idle": T * i, "total": restart + writes + T * i}
 
 
 # ---------------------------------------------------------------- hand-worked days and every edge (first: quick, so a
@@ -335,21 +355,58 @@ def test_a_stage_given_keeps_the_others_and_moves_the_total():
 
 # ---------------------------------------------------------------- the day model
 @given(days())
-def test_breakdown_sums_to_the_day(b):
-    assert sum(b.breakdown().values()) == pytest.approx(b.minutes_per_day, rel=1e-9, abs=1e-9)
-    assert b.minutes_per_day <= MINUTES_PER_DAY + 1e-9
+def test_breakdown_sums_to_the_day(day):
+    b, inputs = day
+    want = _by_hand(**inputs)
+    parts = b.breakdown()
+    assert sum(parts.values()) == pytest.approx(b.minutes_per_day, rel=1e-9, abs=1e-9)
+    assert b.minutes_per_day == pytest.approx(want["total"], rel=1e-9, abs=1e-9) and b.minutes_per_day <= MINUTES_PER_DAY + 1e-9
+    # the spare's idle term is a part of its own, T i, named only where there is a spare
+    assert ("idle" in parts) == (inputs["i"] > 0) and parts.get("idle", 0.0) == pytest.approx(want["idle"], rel=1e-12)
+    assert parts["write"] == pytest.approx(want["writes"], rel=1e-9, abs=1e-9)
+    stages = sum(v for k, v in parts.items() if k not in ("write", "idle"))
+    assert stages == pytest.approx(want["restart"], rel=1e-9, abs=1e-9)
 
 
 @given(days())
-def test_below_saturation_the_day_is_lambda_x_plus_the_writes(b):
-    x = b.per_failure_min
-    if b.failures_per_day * x < MINUTES_PER_DAY:
-        assert b.restart_minutes_per_day == pytest.approx(b.failures_per_day * x, rel=1e-12)
-        tau, delta = b.interval_min, b.write_cost_min
-        writes = (MINUTES_PER_DAY - b.failures_per_day * x) * delta / (tau + delta)
+def test_below_saturation_the_day_is_lambda_x_plus_the_writes(day):
+    """Below saturation the restarts cost lambda X of the GPUs that train, (1 - i) lambda X of those paid for; the
+    writes take delta / (tau + delta) of what is left; the spare T i. At saturation the day is lost, whatever i."""
+    b, inputs = day
+    lam, i, tau, delta = inputs["lam"], inputs["i"], inputs["tau"], inputs["delta"]
+    x = inputs["D"] + inputs["R"] + inputs["L"] + tau / 2
+    assert b.per_failure_min == pytest.approx(x, rel=1e-12)
+    assert b.idle_minutes_per_day == pytest.approx(MINUTES_PER_DAY * i, rel=1e-12)
+    if lam * x < MINUTES_PER_DAY:
+        assert b.makes_progress
+        assert b.restart_minutes_per_day == pytest.approx((1 - i) * lam * x, rel=1e-12)
+        writes = (1 - i) * (MINUTES_PER_DAY - lam * x) * delta / (tau + delta)
         assert b.write_minutes_per_day == pytest.approx(writes, rel=1e-9, abs=1e-12)
+        assert b.minutes_per_day == pytest.approx((1 - i) * lam * x + writes + MINUTES_PER_DAY * i, rel=1e-9, abs=1e-12)
     else:
-        assert b.loss_fraction == 1.0 and not b.makes_progress
+        assert b.loss_fraction == 1.0 and not b.makes_progress and b.busy_share == 1.0
+        assert b.minutes_per_day == MINUTES_PER_DAY and b.write_minutes_per_day == 0.0
+        assert b.restart_minutes_per_day == pytest.approx((1 - i) * MINUTES_PER_DAY, rel=1e-12)  # the rest is the spare's
+
+
+@given(days())
+def test_the_floor_is_one_checkpoint_a_step_no_write_and_the_same_spare(day):
+    """The floor's day, by hand: the interval min(step, tau) (a step of 0, not modelled, rewinds nothing), no
+    write, the spare's idle share kept: floor = 1 - (1 - i)(1 - min(lambda X_f / T, 1)), X_f = D + R + L + min(step, tau) / 2.
+    It is never above the day itself and never below the spare's share."""
+    b, inputs = day
+    lam, i, tau, step = inputs["lam"], inputs["i"], inputs["tau"], inputs["step"]
+    tf = min(step, tau)
+    xf = inputs["D"] + inputs["R"] + inputs["L"] + tf / 2
+    floor = 1 - (1 - i) * (1 - min(lam * xf / MINUTES_PER_DAY, 1.0))
+    assert b.floor_interval_min == tf
+    f = b.floor_budget
+    assert f.interval_min == tf and f.write_cost_min == 0.0 and f.idle_share == i and f.step_min == step
+    assert b.floor_fraction == pytest.approx(floor, rel=1e-9, abs=1e-12)
+    assert i - 1e-12 <= b.floor_fraction <= b.loss_fraction + 1e-12
+    assert b.floor_minutes_per_day == pytest.approx(MINUTES_PER_DAY * floor, rel=1e-9, abs=1e-9)
+    if lam * xf < MINUTES_PER_DAY:  # the floor's rewind is half a step a failure, of the GPUs that train
+        assert f.rewind_minutes_per_day == pytest.approx((1 - i) * lam * tf / 2, rel=1e-9, abs=1e-12)
 
 
 def test_day_loss_closed_form_and_arrays():
