@@ -76,6 +76,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/incidents_bench.py
 	$(BIN)/python benchmarks/sdclab_bench.py
 	$(BIN)/python benchmarks/lemonlab_bench.py
+	$(BIN)/python benchmarks/suite_bench.py
 
 clean:
 	rm -rf build .pytest_cache
