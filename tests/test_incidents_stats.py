@@ -516,10 +516,30 @@ def test_repair_times_by_hand():
         an.repair_times(log, confidence=1.0)
 
 
+def poisson_cdf_by_sum(k, mu):
+    """P(N <= k) for N ~ Poisson(mu), summed term by term (no scipy: the reference the spare pool is checked against)."""
+    term, total = math.exp(-mu), 0.0
+    for j in range(k + 1):
+        total += term
+        term *= mu / (j + 1)
+    return total
+
+
+def spares_by_search(mu, q):
+    """The smallest s with P(N <= s - 1) >= q, N ~ Poisson(mu): searched upwards from 1."""
+    s = 1
+    while poisson_cdf_by_sum(s - 1, mu) < q:
+        s += 1
+    return s
+
+
 def test_spare_pool_by_hand():
-    # 2 failures a day, 1.5-day repairs: Poisson(3) in repair; P(N <= 7) = 0.9881 < 0.99 <= P(N <= 8) = 0.9962: 9 spares
-    assert stats.poisson.cdf(7, 3) < 0.99 <= stats.poisson.cdf(8, 3)
+    # 2 failures a day, 1.5-day repairs: Poisson(3) in repair; P(N <= 7) = e^-3 (1 + 3 + 9/2 + 27/6 + 81/24 + 243/120
+    # + 729/720 + 2187/5040) = 0.9881 < 0.99 <= P(N <= 8) = 0.9962: 9 spares
     assert an.spare_pool(2.0, 1.5) == 9
+    assert poisson_cdf_by_sum(7, 3.0) == pytest.approx(math.exp(-3) * 16671 / 840, rel=1e-12)  # the sum above: 100,026 / 5,040
+    for lam, r, q in ((2.0, 1.5, 0.99), (2.0, 1.5, 0.9), (0.5, 0.2, 0.99), (7.3, 2.1, 0.999), (1.0, 1.0, 0.5), (40.0, 0.5, 0.99)):
+        assert an.spare_pool(lam, r, q) == spares_by_search(lam * r, q), (lam, r, q)
     assert an.spare_pool(2.0, 1.5, 0.9) == 6  # P(N <= 4) = 0.815 < 0.9 <= P(N <= 5) = 0.916
     for kw, name in ((dict(failures_per_day=0.0), "failures_per_day"), (dict(mean_repair_days=0.0), "mean_repair_days"),
                      (dict(quantile=0.0), "quantile")):
@@ -553,11 +573,23 @@ def test_replay_spares_copies_and_draws():
     # the first copy is the log itself, the second the log shifted at random: at each incident the count is the
     # log's own (a circular shift leaves a copy's counts alone) plus the other copy's nodes in repair then, at most 3
     # (no node's repairs overlap); over a uniform shift that adds on average the repair days over the window,
-    # (0.1 + 3 + 1 + 0 + 2 + 1) / 10 = 0.71 (the mean of 20 draws spreads by 0.054 over seeds, measured)
+    # (0.1 + 3 + 1 + 0 + 2 + 1) / 10 = 0.71
     own = np.tile([1, 0, 1, 1, 0, 1], 2)
     excess = seen.reshape(20, 12) - own[np.newaxis, :]
     assert excess.min() >= 0 and excess.max() <= 3
-    assert excess.mean() == pytest.approx(0.71, abs=4 * 0.054)
+    # a draw's mean excess is f(U), U the uniform shift: f worked here by brute force on a fine grid of shifts (the
+    # other copy's repairs [t, t + d) covering each incident, circularly over the 10 days); the mean of 20 draws has
+    # sd sd(f(U)) / sqrt(20)
+    rel = np.array([0.2, 1.0, 2.0, 3.5, 8.0, 9.5])
+    dur = np.array([0.1, 3.0, 1.0, 0.0, 2.0, 1.0])
+    u = (np.arange(20_000) + 0.5) / 20_000 * 10.0
+    shifted = (rel[None, :] + u[:, None]) % 10.0  # copy 1's incidents, per shift
+    covers_0 = (rel[None, :, None] - shifted[:, None, :]) % 10.0 < dur[None, None, :]  # copy 1's repairs over copy 0's
+    covers_1 = (shifted[:, :, None] - rel[None, None, :]) % 10.0 < dur[None, None, :]  # and copy 0's over copy 1's
+    f = (covers_0.sum(axis=(1, 2)) + covers_1.sum(axis=(1, 2))) / 12
+    assert f.mean() == pytest.approx(0.71, abs=1e-3)  # the brute force agrees with the repair days over the window
+    se = f.std() / math.sqrt(20)  # 0.056
+    assert abs(excess.mean() - 0.71) < 4 * se
     # the pool: the smallest s with P(count < s) >= 99 % over the counts seen
     assert np.mean(seen < s) >= 0.99 > np.mean(seen < s - 1)
     # the default stream is seed 0's, and another seed gives other offsets
@@ -631,12 +663,31 @@ def test_replay_spares_of_a_single_fault():
     assert s2 == 1 and 0 < seen2.size < 20 and not seen2.any()
 
 
+class _ChosenGenerator(np.random.Generator):
+    """numpy's Generator whose choice() returns the node-copies the test names (the job is the test's, not the seed's)."""
+
+    def __init__(self, chosen):
+        super().__init__(np.random.PCG64(0))
+        self.chosen = np.asarray(chosen)
+
+    def choice(self, *args, **kw):
+        return self.chosen.copy()
+
+
 def test_replay_spares_of_a_job_that_draws_no_faulty_node():
-    log = hand_log([("a", 1.0, 2.0), ("a", 5.0, 6.0)], (0.0, 10.0))  # one faulty node of 1,000
-    rng = np.random.default_rng(0)
-    assert 0 not in rng.choice(1000, 1, replace=False)  # seed 0's one-node job: not node a
-    s, seen = an.replay_spares(log, 1, 1000, draws=1)
+    log = hand_log([("a", 1.0, 2.0), ("a", 5.0, 6.0)], (0.0, 10.0))  # one faulty node of 1,000: a is slot 0
+    s, seen = an.replay_spares(log, 1, 1000, draws=1, seed=_ChosenGenerator([999]))  # a one-node job on a quiet node
     assert (s, seen.size) == (1, 0)
+    s, seen = an.replay_spares(log, 1, 1000, draws=3, seed=_ChosenGenerator([7]))  # three draws, none holds a
+    assert (s, seen.size) == (1, 0)
+    # the job on node a: its two faults, each finding no other job node in repair
+    s, seen = an.replay_spares(log, 1, 1000, draws=2, seed=_ChosenGenerator([0]))
+    assert (s, seen.tolist()) == (1, [0, 0, 0, 0])
+    # seed 0's own draw: seen holds a's two faults exactly when the drawn node-copy is a's (slot 0)
+    rng = _RecordingGenerator(0)
+    s, seen = an.replay_spares(log, 1, 1000, draws=1, seed=rng)
+    (_, _, chosen), = [c for c in rng.calls if c[0] == "choice"]
+    assert s == 1 and seen.tolist() == ([0, 0] if 0 in chosen else [])
 
 
 def test_the_rates_interval_covers_the_true_rate_in_at_least_90_percent_of_200_logs():
@@ -736,23 +787,70 @@ def test_the_lemon_threshold_is_the_1_percent_rule():
 
 
 def test_repeat_faults_of_identical_nodes_match_the_poisson_share():
-    log, _ = synthetic_log(5, n_nodes=4000, days=348.0, rate_per_node_day=3.4e-3)
-    for within in (None, 30.0):
-        r = an.repeat_fault_share(log, 4000, within)
-        assert r.low <= r.poisson_share <= r.high, within
+    n, T, lam = 4000, 348.0, 3.4e-3
+    log, _ = synthetic_log(5, n_nodes=n, days=T, rate_per_node_day=lam)
+    m = lam * T  # 1.18 faults a node
+    # over the whole log: a node with N faults has N - 1{N > 0} repeats; the share is sum g(N) / sum N over n iid
+    # Poisson(m) nodes, expected E g / m = 1 - (1 - e^-m) / m, its sd by the delta method sqrt(Var(g - s N) / n) / m,
+    # both summed over Poisson's pmf here
+    x = np.arange(60)
+    pmf = np.array([math.exp(-m) * m ** int(j) / math.factorial(int(j)) for j in x])
+    g = x - (x > 0)
+    share = float((g * pmf).sum()) / m
+    assert share == pytest.approx(1 - (1 - math.exp(-m)) / m, rel=1e-12)
+    se = math.sqrt(float(((g - share * x) ** 2 * pmf).sum()) / n) / m  # 0.0059
+    r = an.repeat_fault_share(log, n, None)
+    assert abs(r.share - share) < 4 * se
+    assert r.poisson_share == pytest.approx(1 - (1 - math.exp(-len(log) / n)) / (len(log) / n), rel=1e-12)  # at the log's mean
+    # within h = 30 days: a fault at t repeats when the node's previous one is within min(h, t) before it, probability
+    # 1 - exp(-lam min(h, t)); over t uniform on (0, T): 1 - ((1 - e^-lam h) / lam + (T - h) e^-lam h) / T = 0.0929
+    # (the course's 1 - e^-m h / T = 0.097 leaves out the first h days). The faults' repeat indicators are nearly
+    # independent (lam h = 0.1): binomial sd over the faults, 0.0042
+    h = 30.0
+    p_h = 1 - ((1 - math.exp(-lam * h)) / lam + (T - h) * math.exp(-lam * h)) / T
+    w = an.repeat_fault_share(log, n, h)
+    assert abs(w.share - p_h) < 4 * math.sqrt(p_h * (1 - p_h) / len(log))
+    assert w.poisson_share == pytest.approx(1 - math.exp(-len(log) / n * h / T), rel=1e-12)
 
 
 def test_bursts_are_seen_and_independent_faults_look_poisson():
-    calm, _ = synthetic_log(31, n_nodes=2000, days=348.0, rate_per_node_day=3.4e-3)
+    n_nodes, T, lam = 2000, 348.0, 3.4e-3
+    calm, _ = synthetic_log(31, n_nodes=n_nodes, days=T, rate_per_node_day=lam)
+    n = len(calm)  # ~2,370
     b = an.bursts(calm)
-    assert abs(b.gap_cv - 1) < 4 * b.gap_cv_sd
-    assert b.coincident_low <= b.chance_share <= b.coincident_high
-    assert b.p_at_least_low <= b.p_at_least_poisson <= b.p_at_least_high
+    # the sample CV of n - 1 exponential gaps: by the delta method Var = (1/n)[(mu4 - s^4) / (4 s^2 mu^2) - mu3 / mu^3
+    # + s^4 / mu^4] = (1/n)(8/4 - 2 + 1) = 1/n for the exponential (mu = s = 1, mu3 = 2, mu4 = 9): sd 1 / sqrt(n - 1)
+    se_cv = 1 / math.sqrt(n - 1)
+    assert b.gap_cv_sd == pytest.approx(se_cv, rel=1e-12)
+    assert abs(b.gap_cv - 1) < 4 * se_cv
+    # another node's fault within w = 5 min: chance 1 - exp(-2 w lam (nodes - 1)) = 4.6 %; a coincidence comes in pairs
+    # (each member of a close pair is counted), so the count is about twice a Poisson number of pairs: Var = 2 n p
+    w = 5 / 1440
+    p_near = 1 - math.exp(-2 * w * lam * (n_nodes - 1))
+    assert abs(b.coincident_share - p_near) < 4 * math.sqrt(2 * p_near / n)
+    seen = len(np.unique(calm.node))  # the course's chance share: the other seen nodes' faults per day
+    assert b.chance_share == pytest.approx(1 - math.exp(-2 * w * (n - n / seen) / T), rel=1e-12)
+    # days with 4 or more: a day's count is Poisson(2000 lam = 6.8), days independent: binomial over the 348 days
+    mu = n_nodes * lam
+    p4 = 1 - math.exp(-mu) * (1 + mu + mu ** 2 / 2 + mu ** 3 / 6)  # 0.907
+    assert abs(b.p_at_least_observed - p4) < 4 * math.sqrt(p4 * (1 - p4) / 348)
+    d = n / 348  # every start is before day 348: the daily mean
+    assert b.p_at_least_poisson == pytest.approx(1 - math.exp(-d) * (1 + d + d ** 2 / 2 + d ** 3 / 6), rel=1e-9)
     bursty, truth = synthetic_log(32, n_nodes=2000, days=348.0, rate_per_node_day=3.4e-3, burst_share=0.3, burst_size=4.0)
     bb = an.bursts(bursty)
-    assert bb.gap_cv > 1 + 4 * bb.gap_cv_sd
+    assert bb.gap_cv > 1 + 4 / math.sqrt(len(bursty) - 1)  # 4 of Poisson's sd above (the sd worked above)
     assert bb.coincident_low > 5 * bb.chance_share
     assert bb.coincident_share == pytest.approx(truth.in_burst.mean() + bb.chance_share, abs=0.05)
+
+
+def garwood_coverage(mu, confidence=0.95):
+    """The exact coverage of the Garwood interval at a Poisson mean mu: Poisson's pmf summed over the counts whose
+    interval (gamma quantiles, as garwood above) holds mu."""
+    k = np.arange(int(mu + 20 * math.sqrt(mu) + 20))
+    a = 1 - confidence
+    low = np.where(k > 0, stats.gamma.ppf(a / 2, np.maximum(k, 1)), 0.0)
+    high = stats.gamma.ppf(1 - a / 2, k + 1)
+    return float(stats.poisson.pmf(k, mu)[(low <= mu) & (mu <= high)].sum())
 
 
 def test_monthly_rates_accept_one_rate_when_it_is_one_and_cover_it():
@@ -760,9 +858,22 @@ def test_monthly_rates_accept_one_rate_when_it_is_one_and_cover_it():
     m = an.monthly_rates(log, FLEET)
     true = truth.rate_per_node_day / 8
     assert m.counts.sum() == len(log) and m.edges[0] == 0 and m.edges[-1] == 348.0
+    assert m.edges.tolist() == [30.0 * i for i in range(12)] + [348.0]
     assert m.p_value > 0.001
-    assert np.mean((m.low <= true) & (true <= m.high)) >= 0.75
     assert m.first_low <= 1.0 <= m.first_high
+    # coverage over 25 logs x 12 periods (independent Poisson counts: disjoint periods, separate logs): each period's
+    # interval covers with its exact Garwood coverage (mean 400 x 3.4e-3 x 30 = 40.8: 0.958; the last 18 days, 24.5:
+    # 0.967, both above the nominal 95 %); the hits are a sum of Bernoullis, sd sqrt(sum p (1 - p)) = 3.5 of 300
+    lengths = np.r_[np.full(11, 30.0), 18.0]
+    p = np.array([garwood_coverage(400 * 3.4e-3 * d) for d in lengths])
+    hits = 0
+    seeds = range(41, 66)
+    for seed in seeds:
+        lg, tr = synthetic_log(seed, **TRACE_LIKE)
+        mm = an.monthly_rates(lg, FLEET)
+        hits += int(np.sum((mm.low <= tr.rate_per_node_day / 8) & (tr.rate_per_node_day / 8 <= mm.high)))
+    expected, sd = len(seeds) * p.sum(), math.sqrt(len(seeds) * float((p * (1 - p)).sum()))
+    assert abs(hits - expected) < 4 * sd, (hits, expected, sd)
 
 
 def test_repair_quantiles_recover_the_lognormal_and_handle_censoring():
@@ -876,21 +987,31 @@ def test_the_gain_over_poisson_is_exact_where_gammaln_rounds():
             assert an._nb_gain(xs, mult, k, mu) == pytest.approx(float(exact), rel=1e-9, abs=1e-15)
 
 
-@pytest.mark.parametrize("counts, spread", [
-    ([0, 2], False),           # variance 1 = mean 1: the likelihood's slope in 1/k is 0 at Poisson
-    ([0, 0, 0, 1], False),     # variance 3/16 < mean 1/4
-    ([0, 0, 3], True),         # variance 2 > mean 1
-    ([1, 1, 1, 4], False),     # variance 27/16 < mean 28/16
-    ([0, 1, 1, 4], True),      # variance 9/4 > mean 3/2
+@pytest.mark.parametrize("counts, mean, slope, spread", [
+    ([0, 2], 1.0, 0.0, False),           # variance 1 = mean 1: the likelihood's slope in 1/k is 0 at Poisson
+    ([0, 0, 0, 1], 0.25, -0.125, False),  # variance 3/16 < mean 1/4: slope (3/4 - 1) / 2
+    ([0, 0, 3], 1.0, 1.5, True),          # variance 2 > mean 1: slope (6 - 3) / 2
+    ([1, 1, 1, 4], 1.75, -0.125, False),  # variance 27/16 < mean 28/16: slope (27/4 - 7) / 2
+    ([0, 1, 1, 4], 1.5, 1.5, True),       # variance 9/4 > mean 3/2: slope (9 - 6) / 2
 ])
-def test_a_finite_shape_exactly_when_the_variance_exceeds_the_mean(counts, spread):
-    x = np.asarray(counts)
-    assert (x.var() > x.mean()) == spread  # the cases' variances by hand, above
+def test_a_finite_shape_exactly_when_the_variance_exceeds_the_mean(counts, mean, slope, spread):
+    # mean and slope worked by hand (above): the slope of the gain over Poisson in 1/k at 1/k = 0 is half the sum
+    # of (x - mean)^2 - x, positive exactly when the variance (over n) exceeds the mean
     fit = an.fit_negative_binomial(counts)
+    assert fit.mean == mean and fit.n_nodes == len(counts)
     assert math.isfinite(fit.shape) == spread
     assert (fit.loglik > fit.loglik_poisson) == spread and (fit.loglik == fit.loglik_poisson) == (not spread)
-    # the sign of the slope at 1/k = 0, by hand: half the sum of (x - mean)^2 - x
-    assert (float(((x - x.mean()) ** 2 - x).sum()) / 2 > 0) == spread
+    # Poisson's log-likelihood by hand: sum of x log(mean) - mean - log(x!)
+    assert fit.loglik_poisson == pytest.approx(sum(x * math.log(mean) - mean - math.lgamma(x + 1) for x in counts), rel=1e-12)
+    # the course's gain over Poisson at a large k is that slope over k (the next term is O(1/k^2): 1e-6 relative here)
+    xs, mult = np.unique(counts, return_counts=True)
+    k = 1e6
+    assert an._nb_gain(xs, mult.astype(float), k, mean) * k == pytest.approx(slope, abs=1e-5)
+    if spread:  # a finite maximum: scipy's negative binomial is no higher 5 % to either side of the fitted shape
+        def ll(kk):
+            return float(stats.nbinom.logpmf(counts, kk, kk / (kk + mean)).sum())
+        assert fit.loglik == pytest.approx(ll(fit.shape), abs=1e-9)
+        assert ll(fit.shape) >= max(ll(fit.shape * 1.05), ll(fit.shape / 1.05))
 
 
 def test_an_interval_that_reaches_poisson_ends_at_inf():
@@ -912,7 +1033,12 @@ def test_rounding_no_longer_makes_a_poisson_fleet_look_heterogeneous():
     # below Poisson's, by 1e-11) at the search's upper end k = e^14 (a maximum beyond it, a CV under 0.001): reported
     # as Poisson, its interval reaching to inf
     edge = np.r_[np.zeros(1617, np.int64), np.ones(583, np.int64), np.full(829, 2)]
-    assert 0 < edge.var() - edge.mean() < 1e-6
+    # by hand: n = 3,029, sum 583 + 2 x 829 = 2,241, sum of squares 583 + 4 x 829 = 3,899; variance (over n) - mean
+    # = (3,899 x 3,029 - 2,241^2 - 2,241 x 3,029) / 3,029^2 = 1 / 3,029^2; so the index of dispersion D = n var / mean
+    # is n + 1 / 2,241, a hair above n (over-dispersed, barely)
+    disp = an.dispersion_test(edge)
+    assert disp.mean == pytest.approx(2241 / 3029, rel=1e-15)
+    assert disp.statistic - 3029 == pytest.approx(1 / 2241, rel=1e-6)
     xs, mult = np.unique(edge, return_counts=True)
     assert an._nb_gain(xs, mult, math.exp(14.0), edge.mean()) > an._nb_gain(xs, mult, math.exp(13.9), edge.mean())
     fit = an.fit_negative_binomial(edge)
