@@ -1,31 +1,334 @@
 """course_lib.answer: the whole answer for one fleet, from the one day model."""
 from __future__ import annotations
 
+import csv
+import dataclasses
 import json
 import re
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy import stats
+from scipy.optimize import brentq, minimize_scalar
 
 from course_lib import MINUTES_PER_DAY, Scenario
 from course_lib import levers as lv
 from course_lib import restart as rs
 from course_lib.answer import answer
 
+# ---------------------------------------------------------------- the day model by hand (the tests' independent route)
+# Written from the model's statement (course_lib/restart.py's module doc, notebook 03) and the levers' (course_lib/levers.py's
+# module doc, notebooks 03 and 08), with every input read from data/*.csv or the question itself; nothing below calls course_lib.
+#
+#   X   = sum_k share_k (D_k + S_k + L_k + latency_k + tau_k / 2)   minutes per failure; tau_k = tau, or tau_p for a mode that
+#                                                                     restores the persisted checkpoint (once the two differ)
+#   rho = min(lambda X / T, 1),  T = 1,440 min                       the share of the day spent recovering
+#   loss minutes = T (1 - (1 - i)(1 - rho) tau / (tau + delta))     i: an idle spare's share of the GPUs paid for
+#
+# The interval at its optimum (notebook 04, exact, not Young's first order): with A = X at tau = 0 and s the share of
+# failures whose rewind moves with tau, (1 - lambda (A + s tau / 2) / T) tau / (tau + delta) is largest where
+# tau^2 + 2 delta tau - 2 delta (M - A) / s = 0, M = T / lambda: tau* = -delta + sqrt(delta^2 + 2 delta (M - A) / s),
+# never below the bound (Young's sqrt(2 delta M / s) to first order). test_the_hand_optimum_is_the_brute_force_minimum
+# checks the derivation against a numerical minimum.
+HAND_T = 1440.0
+HAND_MODES = ("crash", "hang", "host_loss", "sdc")
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def table5_mode_shares(bound: str = "central") -> dict:
+    """Each mode's share, weighted by Llama 3's Table 5 counts (data/llama3_table5.csv x data/failure_modes.csv): 419 in all."""
+    with open(DATA / "llama3_table5.csv", newline="") as f:
+        counts = {r["component"]: float(r["count"]) for r in csv.DictReader(f)}
+    with open(DATA / "failure_modes.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    total = sum(counts.values())
+    return {k: sum(counts[r["component"]] * float(r[f"{k}_share_{bound}"]) for r in rows) / total for k in HAND_MODES}
+
+
+@dataclass(frozen=True)
+class Hand:
+    """The question's inputs, typed from their sources (minutes unless named otherwise); None: derived by hand below."""
+
+    n_gpus: int = 4096  # the question
+    failures_per_day: float = 2.0  # the question: two a day
+    minutes_per_restart: float = 15.0  # the question
+    interval_min: float = 10.0  # the course's assumption (Scenario's ASSUMED)
+    reload_min: float = 129.5 / 60  # data/restart_stages.csv: ByteCheckpoint's 129.5 s load of a 405B checkpoint
+    reschedule_min: float | None = None  # None: what the 15 minutes leave
+    shares: tuple | None = None  # None: Table 5's counts x the modes' central shares
+    params: float = 405e9  # Llama 3 405B
+    bytes_per_param: float = 12.0  # data/training_step.csv: fp32 master weights and two Adam moments
+    persist_gb_s: float = 0.87  # data/h200_host.csv: torch.save + fsync
+    copy_gb_s: float = 55.0  # data/h200_host.csv: GPU <-> pinned host, both ways
+    write_cost_min: float | None = None  # None: the shard at persist_gb_s
+    snapshot_cost_min: float | None = None  # None: the shard at copy_gb_s
+    reload_after_min: float | None = None  # None: the shard at copy_gb_s
+    tokens_per_step: float = 16e6  # Llama 3 Table 4: 16M tokens a step
+    tflops: float = 430.0  # Llama 3 Table 4: 430 TFLOP/s per GPU on 8,192 GPUs (400 on 16,384)
+    launcher_poll_min: float = 0.1 / 60  # torchrun's 0.1 s monitor interval
+    rank_poll_min: float = 5 / 60  # NVRx's 5 s workload_check_interval
+    safety: float = 5.0  # NVRx's safety factor
+    untuned_min: float = 10.0  # NCCL's collective timeout
+    health_min: float = 5.0  # the cluster health check
+    heartbeat_min: float = 0.5  # NVRx in-process restart's 30 s heartbeat timeout
+    sdc_latency_min: float = 60.0  # the course's assumed hour
+    restart_after_min: float = 2.5  # FlashRecovery's 150 s end to end
+    spare_gpus: float = 8.0  # one 8-GPU server
+    pooled: bool = False
+    peer_copy: bool = True
+
+    @property
+    def share(self) -> dict:
+        return table5_mode_shares() if self.shares is None else dict(zip(HAND_MODES, self.shares))
+
+    @property
+    def shard_gb(self):
+        return self.params * self.bytes_per_param / self.n_gpus / 1e9  # 405e9 x 12 / 4,096 = 1.1865 GB
+
+    @property
+    def write(self):  # 1.1865 / 0.87 = 1.364 s
+        return self.shard_gb / self.persist_gb_s / 60 if self.write_cost_min is None else self.write_cost_min
+
+    @property
+    def snapshot(self):  # 1.1865 / 55 = 21.6 ms
+        return self.shard_gb / self.copy_gb_s / 60 if self.snapshot_cost_min is None else self.snapshot_cost_min
+
+    @property
+    def reload_after(self):
+        return self.shard_gb / self.copy_gb_s / 60 if self.reload_after_min is None else self.reload_after_min
+
+    @property
+    def step(self):  # 6 N D / (G F) = 6 x 405e9 x 16e6 / (4,096 x 430e12) = 22.07 s
+        return 6 * self.params * self.tokens_per_step / (self.n_gpus * self.tflops * 1e12) / 60
+
+    @property
+    def detect(self) -> dict:  # a crash (and a flagged SDC) at one poll, a hang at NCCL's timeout, a lost host at half a check
+        p = self.launcher_poll_min
+        return {"crash": p, "hang": self.untuned_min + p, "host_loss": self.health_min / 2, "sdc": p}
+
+    @property
+    def detect_after(self) -> dict:  # the tuned timeout (5 x the longest gap) + half a monitor period + the poll; a heartbeat
+        p, base = self.launcher_poll_min, self.detect
+        hang = self.safety * max(self.step, self.snapshot) + self.rank_poll_min / 2 + p
+        return {"crash": p, "hang": min(hang, base["hang"]), "host_loss": min(self.heartbeat_min, base["host_loss"]), "sdc": p}
+
+    @property
+    def reschedule(self):  # 15 - detection - reload - (half the interval + the SDC share x its hour)
+        if self.reschedule_min is not None:
+            return self.reschedule_min
+        sh = self.share
+        rewind = self.interval_min / 2 + sh["sdc"] * self.sdc_latency_min
+        return self.minutes_per_restart - sum(sh[k] * self.detect[k] for k in HAND_MODES) - self.reload_min - rewind
+
+    @property
+    def reschedule_after(self):  # the 150 s less the crash's detection and the reload from memory inside it
+        return max(self.restart_after_min - self.launcher_poll_min - self.reload_after, 0.0)
+
+    @property
+    def idle(self):  # 8 / (4,096 + 8)
+        return 0.0 if self.pooled else self.spare_gpus / (self.n_gpus + self.spare_gpus)
+
+
+@dataclass(frozen=True)
+class HandDay:
+    """One day of the hand model (numbers, or numpy arrays of draws): per mode {mode: minutes}."""
+
+    lam: object
+    share: dict
+    D: dict
+    S: dict
+    L: dict
+    lat: dict
+    persisted: dict
+    tau: object
+    delta: object
+    step: float
+    tau_p: object = None  # None: the latest checkpoint is the persisted one
+    idle: object = 0.0
+    bound: object = None  # None: a given interval; else chosen at its optimum above this bound
+
+    def _rewinds_tau(self, k) -> bool:
+        return not (self.persisted[k] and self.tau_p is not None)
+
+    def X(self, tau=None):
+        tau = self.tau if tau is None else tau
+        return sum(self.share[k] * (self.D[k] + self.S[k] + self.L[k] + self.lat[k] + (tau if self._rewinds_tau(k) else self.tau_p) / 2)
+                   for k in HAND_MODES)
+
+    def rho(self, tau=None):
+        return np.minimum(self.lam * self.X(tau) / HAND_T, 1.0)
+
+    def minutes(self, tau=None):
+        tau = self.tau if tau is None else tau
+        return HAND_T * (1 - (1 - self.idle) * (1 - self.rho(tau)) * tau / (tau + self.delta))
+
+    def best_tau(self, bound):
+        s = sum(self.share[k] for k in HAND_MODES if self._rewinds_tau(k))
+        a, m, d = self.X(0.0), HAND_T / self.lam, self.delta
+        return np.maximum(-d + np.sqrt(d * d + 2 * d * (m - a) / s), bound)
+
+    def reoptimised(self) -> HandDay:
+        return self if self.bound is None else dataclasses.replace(self, tau=self.best_tau(self.bound))
+
+    @property
+    def floor(self):
+        """The floor: the same day with a free write and a checkpoint every step (restart.py, notebook 08)."""
+        return dataclasses.replace(self, tau=np.minimum(self.step, self.tau), delta=0.0, bound=None).minutes()
+
+
+def hand_baseline(h: Hand, lam=None, shares=None) -> HandDay:
+    """Every mode reschedules and reloads the persisted checkpoint; an SDC also rewinds its hour (notebook 03's table)."""
+    sh = h.share if shares is None else shares
+    detect = h.detect
+    return HandDay(h.failures_per_day if lam is None else lam, sh, detect, {k: h.reschedule for k in HAND_MODES},
+                   {k: h.reload_min for k in HAND_MODES}, {k: (h.sdc_latency_min if k == "sdc" else 0.0) for k in HAND_MODES},
+                   {k: k == "sdc" or (k == "host_loss" and not h.peer_copy) for k in HAND_MODES}, h.interval_min, h.write, h.step)
+
+
+def hand_levers(h: Hand, hang_after=None, reschedule_after=None) -> dict:
+    """The four stage levers, each a change of the day that is never slower than now; each re-chooses an optimised interval."""
+    after = h.detect_after
+    if hang_after is not None:
+        after = dict(after, hang=np.minimum(hang_after, h.detect["hang"]))
+    s_after = h.reschedule_after if reschedule_after is None else reschedule_after
+
+    def detect(d):
+        return dataclasses.replace(d, D={k: np.minimum(d.D[k], after[k]) if k in ("hang", "host_loss") else d.D[k]
+                                         for k in HAND_MODES}).reoptimised()
+
+    def spare(d):
+        return dataclasses.replace(d, S={k: np.minimum(d.S[k], s_after) for k in HAND_MODES},
+                                   idle=np.maximum(d.idle, h.idle)).reoptimised()
+
+    def reload(d):
+        return dataclasses.replace(d, L={k: d.L[k] if d.persisted[k] else np.minimum(d.L[k], h.reload_after)
+                                         for k in HAND_MODES}).reoptimised()
+
+    def memory(d):  # a snapshot in host memory; the persisted checkpoint stays at today's interval
+        bound = max(h.step, h.snapshot, h.write)
+        d = dataclasses.replace(d, tau_p=d.tau if d.tau_p is None else d.tau_p, delta=h.snapshot)
+        return dataclasses.replace(d, tau=d.best_tau(bound), bound=bound)
+
+    return {"heartbeat detection": detect, "hot-spare restart": spare, "reload from memory": reload, "in-memory checkpoint": memory}
+
+
+@dataclass(frozen=True)
+class HandAnswer:
+    baseline: HandDay
+    steps: list  # [(lever name, minutes a day saved, the day after)], largest saving first
+    left_out: dict  # {lever name: what it would save (<= 0)}
+    spare: dict  # gross, cost, net, break_even (minutes), pulled
+
+    @property
+    def after(self) -> HandDay:
+        return self.steps[-1][2] if self.steps else self.baseline
+
+    @property
+    def order(self) -> tuple:
+        return tuple(name for name, _, _ in self.steps)
+
+    @property
+    def interval_before(self):  # the synchronous write at its optimum: every failure restores it
+        return self.baseline.best_tau(self.baseline.step)
+
+
+def hand_answer(h: Hand = Hand()) -> HandAnswer:
+    """Largest saving first, each lever only while it saves (levers.py's waterfall), and the spare's verdict."""
+    levers = hand_levers(h)
+    day, remaining, steps, left = hand_baseline(h), dict(levers), [], {}
+    while remaining:
+        days = {name: f(day) for name, f in remaining.items()}
+        saving = {name: day.minutes() - d.minutes() for name, d in days.items()}
+        best = max(saving, key=saving.get)
+        if saving[best] <= 0:
+            left = saving
+            break
+        steps.append((best, saving[best], days[best]))
+        day = days[best]
+        del remaining[best]
+    # the spare's verdict: the day without it (every other lever pulled) against the same day with it, the interval held at
+    # the spare's re-optimised one: gross = T w (rho_0 - rho_1), cost = T w i (1 - rho_1), w = tau / (tau + delta)
+    without = hand_baseline(h)
+    for name, _, _ in steps:
+        if name != "hot-spare restart":
+            without = levers[name](without)
+    with_spare = levers["hot-spare restart"](without)
+    w = with_spare.tau / (with_spare.tau + with_spare.delta)
+    gross = HAND_T * w * (without.rho() - with_spare.rho())
+    cost = HAND_T * w * with_spare.idle * (1 - with_spare.rho())
+    # break-even: the reschedule S at which the day without the spare (at the same interval) loses what the day with it loses
+    lose = with_spare.minutes()
+
+    def at(s_min):
+        return dataclasses.replace(with_spare, S={k: s_min for k in HAND_MODES}, idle=0.0).minutes() - lose
+
+    break_even = brentq(at, h.reschedule_after, 100.0, xtol=1e-13)
+    return HandAnswer(hand_baseline(h), steps, left, {"gross": gross, "cost": cost, "net": gross - cost, "break_even": break_even,
+                                                      "pulled": "hot-spare restart" in [n for n, _, _ in steps],
+                                                      "without": without, "with_spare": with_spare})
+
+
+HAND = hand_answer()
+#: the other fleet of the issue: 16,384 GPUs at the question's per-GPU rate (8 a day), Table 4's 400 TFLOP/s per GPU there
+HAND_16K = hand_answer(Hand(n_gpus=16384, failures_per_day=8.0, tflops=400.0))
+
+
+def test_the_hand_model_reads_the_question_and_the_sources():
+    """The hand model's inputs are the question's and the sources' numbers; the Scenario resolves the same ones."""
+    sh = table5_mode_shares()
+    assert sh["sdc"] == pytest.approx(6 / 419, rel=1e-12) and sh["hang"] == pytest.approx(0.3945, abs=5e-5)
+    assert sum(sh.values()) == pytest.approx(1.0, abs=1e-12)
+    s, h = Scenario(), Hand()
+    assert s.modes.shares == pytest.approx(tuple(sh[k] for k in HAND_MODES), rel=1e-12)
+    assert s.failures_per_day == pytest.approx(2.0, rel=1e-12) and s.n_gpus == 4096
+    assert h.shard_gb == pytest.approx(1.1865, abs=5e-5) and s.shard_gb == pytest.approx(h.shard_gb, rel=1e-12)
+    assert 60 * h.write == pytest.approx(1.364, abs=5e-4) and s.write_cost_min == pytest.approx(h.write, rel=1e-12)
+    assert 60_000 * h.snapshot == pytest.approx(21.57, abs=5e-3) and s.snapshot_cost_min == pytest.approx(h.snapshot, rel=1e-12)
+    assert 60 * h.step == pytest.approx(22.07, abs=5e-3) and s.step_min == pytest.approx(h.step, rel=1e-12)
+    assert h.reschedule == pytest.approx(2.7865, abs=5e-5) and s.reschedule_min == pytest.approx(h.reschedule, rel=1e-12)
+    assert s.reschedule_after_min == pytest.approx(h.reschedule_after, rel=1e-12)
+    assert s.reload_min == pytest.approx(h.reload_min, rel=1e-12)
+
+
+def test_the_hand_optimum_is_the_brute_force_minimum():
+    """The closed-form interval of the hand model against a numerical minimum of its own loss (the derivation's check)."""
+    for day in (HAND.baseline, HAND.steps[0][2], HAND.after, HAND_16K.after):
+        tau = day.best_tau(day.step)
+        best = minimize_scalar(day.minutes, bounds=(day.step, 30.0), method="bounded", options={"xatol": 1e-12})
+        assert tau == pytest.approx(best.x, rel=1e-6)
+
 
 def test_default_answer_is_the_course_question():
     a = answer()
-    s = Scenario()
-    assert a.n_gpus == s.n_gpus
-    assert a.failures_per_day == pytest.approx(s.failures_per_day)
+    assert a.n_gpus == 4096
+    assert a.failures_per_day == pytest.approx(2.0, rel=1e-12)  # 4,096 GPUs x 2 / 4,096 per GPU-day
     assert a.baseline_restart_fraction == pytest.approx(30 / 1440)  # the question's 2.08 %: two a day x 15 minutes
-    assert a.baseline.stages == rs.baseline_stages(s)
-    ref = lv.waterfall(rs.baseline_budget(s), lv.default_levers(s))
-    assert a.order == tuple(x.lever.name for x in ref) == ("in-memory checkpoint", "heartbeat detection", "reload from memory")
-    assert a.after.minutes_per_day == pytest.approx(ref[-1].after.minutes_per_day, rel=1e-12)
-    assert 0.5 < a.interval_after_min < 1.5 < a.interval_before_min
+    # the four stages by hand: detection 0.491 x 0.1 s + 0.395 x (10 min + 0.1 s) + 0.0998 x 2.5 min + 0.0143 x 0.1 s = 4.196;
+    # the reload 129.5 s = 2.158; the rewind 10 / 2 + 0.0143 x 60 = 5.859; the reschedule what the 15 leave, 2.786
+    st = a.baseline.stages
+    assert (st.detect, st.reschedule, st.reload, st.rewind) == pytest.approx((4.1960, 2.7865, 2.1583, 5.8592), abs=5e-5)
+    b = HAND.baseline
+    assert st.detect == pytest.approx(sum(b.share[k] * b.D[k] for k in HAND_MODES), rel=1e-12)
+    assert st.total == pytest.approx(15.0, rel=1e-12) and a.baseline.minutes_per_day == pytest.approx(b.minutes(), rel=1e-12)
+    # largest saving first (by hand: in-memory checkpoint 11.64, heartbeat detection 6.80, reload from memory 4.25 min a day)
+    assert a.order == HAND.order == ("in-memory checkpoint", "heartbeat detection", "reload from memory")
+    assert list(a.savings.values()) == pytest.approx([v for _, v, _ in HAND.steps], rel=1e-9)
+    assert [round(v, 2) for _, v, _ in HAND.steps] == [11.64, 6.80, 4.25]
+    assert a.after.minutes_per_day == pytest.approx(HAND.after.minutes(), rel=1e-9) == pytest.approx(10.508, abs=5e-4)
+    assert a.after.floor_minutes_per_day == pytest.approx(HAND.after.floor, rel=1e-9) == pytest.approx(9.447, abs=5e-4)
+    # the interval: -delta + sqrt(delta^2 + 2 delta (M - A) / s), 5.66 min with the 1.36 s write, 0.72 with the 21.6 ms snapshot
+    assert a.interval_before_min == pytest.approx(HAND.interval_before, rel=1e-9) == pytest.approx(5.659, abs=5e-4)
+    assert a.interval_after_min == pytest.approx(HAND.after.tau, rel=1e-9) == pytest.approx(0.7221, abs=5e-5)
     # the spare: its net saving is negative here, so it is left out, with the reschedule at which it would pay
     assert [x.name for x, _ in a.left_out] == ["hot-spare restart"] and a.spare.net < 0 and not a.spare.pulled
+    assert [v for _, v in a.left_out] == pytest.approx([HAND.left_out["hot-spare restart"]], rel=1e-9)  # -2.21 by hand
     assert a.spare.reschedule_min < a.spare.break_even_min < a.spare.requeue_low_min
+    # break-even by hand: S_1 + T i (1 - rho_1) / lambda = 2.498 + 1,440 x 8/4,104 x (1 - 0.0063) / 2 = 3.892 min (a root of the
+    # hand model); the reschedule it replaces is the question's 2.786; the low end of a sourced re-queue is 5 min (Kokolis)
+    assert a.spare.break_even_min == pytest.approx(HAND.spare["break_even"], rel=1e-9) == pytest.approx(3.892, abs=5e-4)
+    assert a.spare.reschedule_min == pytest.approx(2.7865, abs=5e-5) and a.spare.requeue_low_min == 5.0
 
 
 @pytest.mark.parametrize("kwargs", [dict(), dict(n_gpus=16384, rate_per_gpu_day=8.1e-4),
@@ -72,18 +375,29 @@ def test_inputs_flow_through():
 def test_text_states_the_numbers_and_they_add_up():
     a = answer()
     t = a.text
-    _b, f = a.baseline, a.after
-    for fragment in ("2.00 a day x 15.0 min = 30.0 min a day", f"{a.baseline_restart_fraction:.2%}",
-                     f"{a.interval_after_min:.2f} min", f"{f.floor_minutes_per_day:.2f} min a day", f"{f.loss_fraction:.3%}",
-                     "4,096-GPU", "90 % range", "dominates", "First I would measure", "break-even" if False else "pays only once"):
+    # the numbers by hand: 30 / 1,440 = 2.08 %, the interval 0.72 min, the floor 9.45 min a day, the loss 10.51 / 1,440 = 0.730 %
+    for fragment in ("2.00 a day x 15.0 min = 30.0 min a day", f"{30 / 1440:.2%}", f"{HAND.after.tau:.2f} min",
+                     f"{HAND.after.floor:.2f} min a day", f"{HAND.after.minutes() / 1440:.3%}",
+                     "4,096-GPU", "90 % range", "dominates", "First I would measure"):
         assert fragment in t, fragment
     assert "\n" not in t
     for line in re.findall(r"((?:[0-9]+\.[0-9]+ \+ )+[0-9]+\.[0-9]+ = [0-9]+\.[0-9]+)", t):
         *terms, total = (float(x) for x in re.findall(r"[0-9]+\.[0-9]+", line))
         assert sum(terms) == pytest.approx(total, abs=1e-9), line
-    order = ", ".join(a.order)
-    assert ", ".join(x.split(" ", 2)[0] for x in []) == ""  # (the order is the answer's: tests/test_docs.py compares every copy)
-    assert order.split(", ")[0] in t
+    # the order the text states: every lever named with its saving, largest first, as the hand model's greedy finds them
+    listed = re.search(r"Largest saving first, in minutes a day: (.*?); the ", t).group(1)
+    named = [x.rsplit(" ", 1) for x in listed.split(", ")]
+    assert [name for name, _ in named] == list(HAND.order) == ["in-memory checkpoint", "heartbeat detection", "reload from memory"]
+    assert [value for _, value in named] == [f"{v:.2f}" for _, v, _ in HAND.steps] == ["11.64", "6.80", "4.25"]
+    assert [float(v) for _, v in named] == sorted((float(v) for _, v in named), reverse=True)
+    # the spare's break-even as the text says it: it pays only once the reschedule exceeds 3.89 min (the hand model's root),
+    # and the question's 2.79 min is below it while the sourced re-queues (5-20 min) are above
+    m = re.search(r"it pays only once the reschedule it replaces exceeds ([0-9.]+) min, and the question's ([0-9.]+) min "
+                  r"\(what the 15 leave\) is below that while every sourced re-queue \(([0-9]+)-20 min\) is above it", t)
+    assert m, t
+    assert m.group(1) == f"{HAND.spare['break_even']:.2f}" == "3.89"
+    assert m.group(2) == f"{Hand().reschedule:.2f}" == "2.79"
+    assert float(m.group(2)) < float(m.group(1)) < float(m.group(3)) == 5
 
 
 @pytest.mark.parametrize("kwargs, name", [
@@ -150,6 +464,18 @@ def test_range_comes_from_the_fleets_own_count():
     assert r.count == pytest.approx(60) and r.days == 30
     longer = un.floor_range(Scenario().replace(observed_days=300), vary=("rate",))
     assert longer.floor.high - longer.floor.low < r.floor.high - r.floor.low  # ten times the count: a narrower range
+    # With the rate alone drawn the floor is linear in it (a free write and a checkpoint a step: lambda X_f / T, X_f = 9.447 / 2
+    # min per failure by hand), so its percentiles are X_f / T x the Jeffreys posterior's, Gamma(k + 1/2) / days (k = 60 and
+    # 600). Each sample percentile of n = 4,000 draws has the standard error sqrt(q (1 - q) / n) / f(x_q), f the density there:
+    # allowed 4 of them (so the range narrows as 1 / sqrt(10) with ten times the count, and the median sits near the point:
+    # the posterior's median, about (k + 1/2 - 1/3) / days, is 0.3 % above k / days at k = 60, within one standard error).
+    per_failure = HAND.after.floor / HAND.baseline.lam / HAND_T  # the share of the day per failure a day
+    for rng_, k, days in ((r, 60, 30.0), (longer, 600, 300.0)):
+        law = stats.gamma(k + 0.5, scale=1.0 / days)
+        for q, got in ((0.5, rng_.floor.central), (0.05, rng_.floor.low), (0.95, rng_.floor.high)):
+            x = law.ppf(q)
+            se = np.sqrt(q * (1 - q) / 4000) / law.pdf(x)
+            assert got / per_failure == pytest.approx(x, abs=4 * se), (k, q)
     shifted = un.floor_range(Scenario(), shifts=True)
     assert set(shifted.shifts) == set(un.INPUTS) and "percentage points" in shifted.shift_sentence
 
@@ -179,11 +505,32 @@ def test_no_number_above_the_day_at_any_scale(kwargs):
 
 # ---------------------------------------------------------------- issue 29: the answer's numbers and words by another route
 def test_answer_takes_4000_draws_by_default_and_only_a_scenario():
-    from course_lib import uncertainty as un
-
     a = answer()
-    assert a.spread.n == 4000
-    assert a.spread == un.floor_range(Scenario(), n=4000, pulled=list(a.order))  # the documented default, drawn once
+    r = a.spread
+    assert r.n == 4000 and r.count == pytest.approx(60) and r.days == 30  # the documented default; 2 a day x 30 days counted
+    assert answer().spread == r  # its seed is fixed: the same answer twice
+    for rng_, point in ((r.floor, HAND.after.floor / HAND_T), (r.loss, HAND.after.minutes() / HAND_T)):
+        assert rng_.low < point < rng_.high and rng_.low < rng_.central < rng_.high  # the hand point inside its 90 % range
+    # An independent Monte Carlo of the laws uncertainty.py states, through the hand model with the levers the answer pulled:
+    # rate ~ Gamma(60 + 1/2) / 30 days; hang share ~ triangular(Table 5's low, central, high), the others rescaled (the
+    # reschedule keeps its minutes); tuned timeout ~ triangular(2, 5, 10) x the longest gap (the step); no spare pulled, so its
+    # restart moves nothing. A sample percentile x_q of n draws puts F(x_q) within sqrt(q (1 - q) / n) of q, so the share of
+    # the m reference draws below the answer's percentile is q within sqrt(q (1 - q) (1/n + 1/m)): allowed 4 of them.
+    assert not HAND.spare["pulled"]
+    m, h = 20_000, Hand()
+    g = np.random.default_rng(2024)
+    lam = g.gamma(60.5, 1 / 30, m)
+    share = table5_mode_shares()
+    hang = g.triangular(table5_mode_shares("low")["hang"], share["hang"], table5_mode_shares("high")["hang"], m)
+    shares = {k: hang if k == "hang" else share[k] * (1 - hang) / (1 - share["hang"]) for k in HAND_MODES}
+    timeout = g.triangular(2 * h.step, 5 * h.step, 10 * h.step, m)
+    day = hand_baseline(h, lam=lam, shares=shares)
+    levers = hand_levers(h, hang_after=timeout + h.rank_poll_min / 2 + h.launcher_poll_min)
+    for name in a.order:
+        day = levers[name](day)
+    for got, sample in ((r.floor, day.floor / HAND_T), (r.loss, day.minutes() / HAND_T)):
+        for q, x in ((0.5, got.central), (0.05, got.low), (0.95, got.high)):
+            assert np.mean(sample <= x) == pytest.approx(q, abs=4 * np.sqrt(q * (1 - q) * (1 / r.n + 1 / m))), q
     with pytest.raises(ValueError, match="scenario must be a Scenario"):
         answer({"n_gpus": 8})
 
@@ -207,8 +554,19 @@ def test_gpus_lost_is_the_fleet_times_the_share_of_the_day_lost():
 
 
 def test_the_spare_verdict_is_what_pulling_the_spare_would_save():
-    for s in (Scenario(), Scenario().replace(n_gpus=16384)):
+    # by hand (the hand model's days without and with the spare): gross, cost, net and break-even, minutes
+    printed = {4096: ("0.58", "2.79", "-2.21", "3.89"), 16384: ("2.30", "0.69", "1.62", "2.58")}
+    for s, hand in ((Scenario(), HAND), (Scenario().replace(n_gpus=16384), HAND_16K)):
         a = answer(s, spread_draws=0)
+        want = hand.spare
+        # the verdict's net is what pulling the spare saves the hand day, to second order (the interval moves a little)
+        assert want["net"] == pytest.approx(want["without"].minutes() - want["with_spare"].minutes(), rel=1e-3)
+        rows = {r.key: r.value for r in a.rows()}
+        got = (rows["spare_gross_minutes_per_day"], rows["spare_cost_minutes_per_day"], rows["hot_spare_net_minutes_per_day"],
+               rows["spare_break_even_reschedule_min"])
+        assert got == pytest.approx((want["gross"], want["cost"], want["net"], want["break_even"]), rel=1e-9)
+        assert tuple(f"{x:.2f}" for x in got) == printed[s.n_gpus]
+        assert a.spare.pulled == want["pulled"] == (want["net"] > 0)
         v = a.spare
         spare = next(x for x in lv.default_levers(s) if x.stage == "reschedule")
         without = lv.apply_levers(rs.baseline_budget(s), [x.lever for x in a.steps if x.lever.stage != "reschedule"])[-1]
@@ -220,9 +578,6 @@ def test_the_spare_verdict_is_what_pulling_the_spare_would_save():
         assert v.gross == pytest.approx(MINUTES_PER_DAY * w * (without.busy_share - with_spare.busy_share), rel=1e-12)
         assert v.cost == pytest.approx(MINUTES_PER_DAY * w * with_spare.idle_share * (1 - with_spare.busy_share), rel=1e-12)
         assert v.cost == pytest.approx(MINUTES_PER_DAY * w * 8 / (s.n_gpus + 8) * (1 - with_spare.busy_share), rel=1e-12)
-        rows = {r.key: r.value for r in a.rows()}
-        assert (rows["spare_gross_minutes_per_day"], rows["spare_cost_minutes_per_day"], rows["hot_spare_net_minutes_per_day"],
-                rows["spare_break_even_reschedule_min"]) == (v.gross, v.cost, v.net, v.break_even_min)
 
 
 def test_the_spare_sentence_prints_a_difference_that_holds():
