@@ -48,6 +48,57 @@ from pathlib import Path  # noqa: E402
 
 SETUP_TIMEOUT_S = 300.0  # process-group set-up (rendezvous + connect), before the lever applies
 
+# SGD with momentum: its momentum buffers are optimizer state that must survive a restart.
+# (torch.optim.Adam would do as well, but its first construction imports torch._dynamo,
+# about 2 s of start-up on every restart of this tiny job.)
+LR, MOMENTUM = 0.05, 0.9
+
+
+# ----- one rank's step, as functions: the job runs them, and so does the in-process reference -----
+# (course_lib.faultlab.reference: an uninterrupted run without torchrun, bit for bit the same)
+def dropout_seed(seed: int, rank: int) -> int:
+    """The seed of rank ``rank``'s dropout stream (torch's global generator in the job)."""
+    return seed * 1000 + 17 + rank
+
+
+def build(cfg: dict, device="cpu"):
+    """The job's model, optimizer and target (pure functions of the seed; the model on ``device``).
+    Leaves the global generator seeded with the model's seed: seed the dropout stream after it."""
+    import torch
+
+    from course_lib.labkit.toy import toy_model, toy_target
+
+    model = toy_model(cfg["seed"], cfg["features"], cfg["hidden"]).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
+    return model, opt, toy_target(cfg["seed"], cfg["features"])
+
+
+def forward_backward(model, opt, x, y):
+    """This rank's loss and local gradients of one step (left in ``p.grad``); returns the loss."""
+    import torch
+
+    opt.zero_grad(set_to_none=False)
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    return loss
+
+
+def flat_grad(model):
+    """Every parameter's gradient in one flat tensor (what the all-reduce sums)."""
+    import torch
+
+    return torch.cat([p.grad.reshape(-1) for p in model.parameters()])
+
+
+def apply_mean(model, opt, flat) -> None:
+    """Put the ranks' mean gradient ``flat`` back into ``p.grad`` and take the optimizer step."""
+    off = 0
+    for p in model.parameters():
+        n = p.numel()
+        p.grad.copy_(flat[off : off + n].view_as(p))
+        off += n
+    opt.step()
+
 
 def _drop_page_cache(path) -> None:
     """Drop a just-fsynced file's pages from the page cache, so the next read hits the device."""
@@ -96,7 +147,7 @@ def main(argv=None) -> int:
     world = int(os.environ["WORLD_SIZE"])
     gen = int(os.environ.get("FAULTLAB_GEN", os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")))
     from course_lib.labkit import EventLog, die_with_parent, next_failure, read_events, spare_state
-    from course_lib.labkit.toy import state_digest, toy_batch, toy_model, toy_target
+    from course_lib.labkit.toy import state_digest, toy_batch
 
     die_with_parent()
     node = os.environ.get("NODELAB_NODE")
@@ -125,16 +176,11 @@ def main(argv=None) -> int:
     seed, steps, every = cfg["seed"], cfg["steps"], cfg["ckpt_every"]
 
     # ----- model, optimizer, data: pure functions of seed, step and rank -----
-    F, H, B = cfg["features"], cfg["hidden"], cfg["batch"]
-    model = toy_model(seed, F, H).to(device)
-    # SGD with momentum: its momentum buffers are optimizer state that must survive a restart.
-    # (torch.optim.Adam would do as well, but its first construction imports torch._dynamo,
-    # about 2 s of start-up on every restart of this tiny job.)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    target = toy_target(seed, F)
+    B = cfg["batch"]
+    model, opt, target = build(cfg, device)
     ballast_n = int(cfg["state_mb"] * 2**20 // 4)
     ballast = torch.arange(ballast_n, dtype=torch.float32) * 1e-3 if ballast_n else None
-    torch.manual_seed(seed * 1000 + 17 + rank)  # this rank's dropout stream
+    torch.manual_seed(dropout_seed(seed, rank))  # this rank's dropout stream
 
     def batch(step):
         x, y = toy_batch(seed, step, rank, B, target)
@@ -244,9 +290,7 @@ def main(argv=None) -> int:
             if cfg["step_compute_s"]:
                 time.sleep(cfg["step_compute_s"])  # simulated compute of a real model's step
             x, y = batch(step)
-            opt.zero_grad(set_to_none=False)
-            loss = torch.nn.functional.mse_loss(model(x), y)
-            loss.backward()
+            loss = forward_backward(model, opt, x, y)
             if lemon_after and step - start == lemon_after:
                 log("inject", kind="lemon", failure=None, step=step, progress=step - 1)
                 _kill_my_node()
@@ -278,15 +322,10 @@ def main(argv=None) -> int:
                     log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     while True:  # never reaches the all-reduce; the agent's SIGTERM ends it
                         time.sleep(3600)
-            flat = torch.cat([p.grad.reshape(-1) for p in model.parameters()])
+            flat = flat_grad(model)
             dist.all_reduce(flat)
             flat /= world
-            off = 0
-            for p in model.parameters():
-                n = p.numel()
-                p.grad.copy_(flat[off : off + n].view_as(p))
-                off += n
-            opt.step()
+            apply_mean(model, opt, flat)
             applied += 1
             log("step_done", step=step, loss=loss.item())  # the float32 loss exactly (JSON keeps every digit)
             if step % every == 0:
