@@ -13,10 +13,12 @@ from course_lib import Scenario, drill
 from course_lib import notebook as cnb
 from course_lib.answer import answer
 from course_lib.check import NO_TYPED_ANSWER, nb12
+from test_answer import HAND, HAND_16K, HAND_T, Hand, hand_answer, hand_baseline  # the day model by hand, its inputs sourced
 
 ROOT = Path(__file__).resolve().parent.parent
 DRILL = "12-interview-drill"
 OTHER = Scenario().replace(n_gpus=16_384, failures_per_day=12)  # another fleet: every answer must follow it
+HAND_OTHER = hand_answer(Hand(n_gpus=16_384, failures_per_day=12.0, tflops=400.0))  # the same fleet by hand (Table 4: 400 TFLOP/s)
 
 
 # ---------------------------------------------------------------- follow-ups
@@ -33,13 +35,19 @@ def test_every_answer_changes_with_the_scenario_and_carries_its_numbers():
     here, there = drill.follow_ups(), drill.follow_ups(OTHER)
     for a, b in zip(here, there):
         assert a.answer != b.answer, f"{a.key}: the model answer does not change with the scenario"
-    for s, asked in ((Scenario(), here), (OTHER, there)):
-        ans, by_key = answer(s), {x.key: x for x in asked}
-        assert f"{ans.order[0]} {ans.steps[0].saved_minutes_per_day:.2f}" in by_key["largest_first"].answer
-        assert f"{ans.after.floor_minutes_per_day:.2f} min a day" in by_key["floor"].answer
+    # the expected numbers by hand (tests/test_answer.py's day model): at the course's fleet the in-memory checkpoint saves
+    # 11.64 min a day first, the floor is 9.45, the ETTR after the levers 99.3 %, the interval 0.72 min; at 16,384 GPUs and
+    # 12 failures a day 58.18, 45.94, 96.7 % and 0.15 min
+    printed = {4096: ("in-memory checkpoint 11.64", "9.45", "99.3", "0.72"), 16_384: ("in-memory checkpoint 58.18", "45.94", "96.7", "0.15")}
+    for s, hand, asked in ((Scenario(), HAND, here), (OTHER, HAND_OTHER, there)):
+        by_key = {x.key: x for x in asked}
+        name, saving, _ = hand.steps[0]
+        first, floor, ettr, tau = printed[s.n_gpus]
+        assert f"{name} {saving:.2f}" == first and first in by_key["largest_first"].answer
+        assert f"{hand.after.floor:.2f}" == floor and f"{floor} min a day" in by_key["floor"].answer
         assert f"{s.n_gpus:,} GPUs" in by_key["hot_spare"].question
-        assert f"{100 * ans.after.ettr:.1f} %" in by_key["ettr_gap"].question
-        assert f"{ans.interval_after_min:.2f} min" in by_key["write_cost_for_interval"].answer
+        assert f"{100 * (1 - hand.after.minutes() / HAND_T):.1f}" == ettr and f"{ettr} %" in by_key["ettr_gap"].question
+        assert f"{hand.after.tau:.2f}" == tau and f"{tau} min" in by_key["write_cost_for_interval"].answer
 
 
 def _text_constants(tree) -> list[str]:
@@ -181,15 +189,17 @@ def test_the_spare_verdict_is_follow_up_5s_with_its_break_even(n_gpus):
     the same break-even reschedule, at the course's fleet and at four times it."""
     s = Scenario().replace(n_gpus=n_gpus)
     a, fu = answer(s, spread_draws=0), drill.ask("hot_spare", Scenario()).answer
-    v = a.spare
-    line = f"At {n_gpus:,} GPUs its faster restart saves {v.gross:.2f} min a day"
+    hand = {4096: HAND, 16384: HAND_16K}[n_gpus]  # by hand: gross 0.58 / 2.30, net -2.21 / +1.62, break-even 3.89 / 2.58 min
+    v = hand.spare
+    line = f"At {n_gpus:,} GPUs its faster restart saves {v['gross']:.2f} min a day"
     assert line in fu
     said = fu.split(line)[1].split(". ")[0]
-    assert f"net **{v.net:+.2f} min a day**" in said and f"pays above a {v.break_even_min:.2f}-minute reschedule" in said
-    assert ("kept" in said) == v.pulled == (v.net > 0) == ("hot-spare restart" in a.order)
-    assert ("so keep it" in a.text) == v.pulled and ("do not keep one here" in a.text) == (not v.pulled)
-    if not v.pulled:  # the sentence gives the break-even and where the question's reschedule sits against it
-        assert f"exceeds {v.break_even_min:.2f} min" in a.text and v.reschedule_min < v.break_even_min
+    assert f"net **{v['net']:+.2f} min a day**" in said and f"pays above a {v['break_even']:.2f}-minute reschedule" in said
+    assert ("kept" in said) == v["pulled"] == (v["net"] > 0) == ("hot-spare restart" in hand.order) == (n_gpus == 16384)
+    assert ("hot-spare restart" in a.order) == v["pulled"]
+    assert ("so keep it" in a.text) == v["pulled"] and ("do not keep one here" in a.text) == (not v["pulled"])
+    if not v["pulled"]:  # the sentence gives the break-even and where the question's reschedule sits against it
+        assert f"exceeds {v['break_even']:.2f} min" in a.text and Hand().reschedule < v["break_even"]
 
 
 # ---------------------------------------------------------------- the numbers inside the answers, by another route (issue 29)
@@ -240,29 +250,35 @@ def test_minutes_read_aloud_switch_units_at_a_tenth_of_a_second_and_at_ten_minut
 
 def test_largest_first_lists_every_stage_that_costs_something_and_they_add_up():
     s = Scenario().replace(reload_min=0.0, sdc_latency_min=10.0)  # one stage free, one below a minute a day
-    b = answer(s, spread_draws=0).baseline
+    # by hand: a stage given keeps the reschedule's 2.786 min (Scenario.replace), so a restart is 4.196 + 2.786 + 0 + 5 +
+    # 0.0143 x 10 = 12.125 min: 24.25 min a day, plus the writes (1,440 - 24.25) x 0.0227 / 10.0227 = 3.21, 27.46 in all;
+    # the latency 2 x 0.0143 x 10 = 0.29 min a day
+    b = hand_baseline(Hand(reload_min=0.0, sdc_latency_min=10.0, reschedule_min=Hand().reschedule))
+    assert b.minutes() == pytest.approx(27.46, abs=0.005)
     text = drill.ask("largest_first", s).answer
     listed = re.search(r"min: (.*?) min by stage", text).group(1)
     parts = {k: float(v) for k, v in (x.rsplit(" ", 1) for x in listed.split(", "))}
     assert "reload" not in parts and 0 < parts["latency"] < 1  # nothing for a stage that costs nothing
+    assert parts["latency"] == pytest.approx(b.lam * b.share["sdc"] * 10.0, abs=0.05)  # 0.29, printed to 0.1
     assert list(parts.values()) == sorted(parts.values(), reverse=True)
-    assert sum(parts.values()) == pytest.approx(b.minutes_per_day, abs=0.05 * len(parts))  # printed to 0.1
-    assert _after(text, "Per day the baseline loses") == pytest.approx(b.minutes_per_day, abs=0.05)
+    assert sum(parts.values()) == pytest.approx(b.minutes(), abs=0.05 * len(parts))  # printed to 0.1
+    assert _after(text, "Per day the baseline loses") == pytest.approx(b.minutes(), abs=0.05)
 
 
 def test_a_false_kill_costs_a_crashs_restart_after_the_levers():
-    s = Scenario()
-    a = answer(s, spread_draws=0)
-    assert not a.spare.pulled  # so the crash reschedules the question's way
-    # by hand: the launcher's poll, the reschedule the 15 minutes leave, the reload from memory, half the new interval
-    by_hand = s.modes.launcher_poll_min + s.reschedule_min + s.reload_after_min + a.interval_after_min / 2
+    s, h = Scenario(), Hand()
+    assert not HAND.spare["pulled"] and not answer(s, spread_draws=0).spare.pulled  # so the crash reschedules the question's way
+    # by hand: the launcher's poll, the reschedule the 15 minutes leave, the reload from memory, half the new interval:
+    # 0.1 s + 2.786 + 21.6 ms + 0.722 / 2 = 3.15 min
+    by_hand = h.launcher_poll_min + h.reschedule + h.reload_after + HAND.after.tau / 2
+    assert by_hand == pytest.approx(3.15, abs=0.005)
     assert _after(drill.ask("detection_and_hangs", s).answer, "a crash's restart of about") == pytest.approx(by_hand, abs=0.005)
 
 
 def test_a_lost_host_with_a_buddy_costs_its_heartbeat_restart_reload_and_half_a_step():
-    s = Scenario()
+    s, h = Scenario(), Hand()
     assert s.modes.peer_copy and not answer(s, spread_draws=0).spare.pulled
-    by_hand = s.modes.host_heartbeat_min + s.reschedule_min + s.reload_after_min + s.step_min / 2  # 30 s + 2.79 + 22 ms + 11 s
+    by_hand = h.heartbeat_min + h.reschedule + h.reload_after + h.step / 2  # 30 s + 2.79 + 22 ms + 11 s
     text = drill.ask("correlated_failures", s).answer
     assert _after(text, "against") == pytest.approx(by_hand, abs=0.005) == pytest.approx(3.47, abs=0.005)
 
@@ -286,8 +302,13 @@ def test_a_count_that_rounds_to_zero_gets_the_zero_event_interval():
 def test_a_cheaper_snapshot_is_ten_times_cheaper_where_the_snapshot_sets_the_hang_timeout():
     s = Scenario().replace(snapshot_cost_min=1.0)  # a minute-long snapshot: the longest gap, so the timeout's base
     assert s.snapshot_cost_min > s.step_min
-    cheap = answer(s.replace(snapshot_cost_min=0.1), spread_draws=0).after.floor_minutes_per_day
-    dearer = answer(s.replace(snapshot_cost_min=10.0), spread_draws=0).after.floor_minutes_per_day
+    # by hand: at 0.1 min (6 s) the step (22 s) is the longest gap again and the snapshot costs more than today's 1.36 s write, so
+    # the in-memory checkpoint is left out: the floor is 9.31 min a day; at 10 min the tuned timeout (50 min) is slower than
+    # NCCL's 10, and the floor 15.71
+    cheap = hand_answer(Hand(snapshot_cost_min=0.1))
+    dearer = hand_answer(Hand(snapshot_cost_min=10.0))
+    assert "in-memory checkpoint" not in cheap.order and (round(cheap.after.floor, 2), round(dearer.after.floor, 2)) == (9.31, 15.71)
+    cheap, dearer = cheap.after.floor, dearer.after.floor
     assert dearer > cheap + 1  # the two directions differ here
     assert _after(drill.ask("floor", s).answer, "cheaper leaves the floor at") == pytest.approx(cheap, abs=0.005)
 
@@ -303,9 +324,13 @@ def test_the_longest_copy_sets_the_interval_only_when_the_optimum_lies_below_it(
 
 def test_a_slow_reload_from_memory_is_inside_the_crash_and_host_restarts():
     s = Scenario().replace(reload_after_min=1.0)  # a minute to reload from memory: big enough to print
+    h = Hand(reload_after_min=1.0)
+    hand = hand_answer(h)
+    assert not hand.spare["pulled"] and "reload from memory" in hand.order
     a = answer(s, spread_draws=0)
     assert not a.spare.pulled and "reload from memory" in a.order
-    crash = s.modes.launcher_poll_min + s.reschedule_min + 1.0 + a.interval_after_min / 2
+    crash = h.launcher_poll_min + h.reschedule + 1.0 + hand.after.tau / 2  # 0.1 s + 2.786 + 1 + 0.722 / 2 = 4.15 min
+    assert crash == pytest.approx(4.15, abs=0.005)
     assert _after(drill.ask("detection_and_hangs", s).answer, "a crash's restart of about") == pytest.approx(crash, abs=0.005)
-    host = s.modes.host_heartbeat_min + s.reschedule_min + 1.0 + s.step_min / 2
+    host = h.heartbeat_min + h.reschedule + 1.0 + h.step / 2
     assert _after(drill.ask("correlated_failures", s).answer, "against") == pytest.approx(host, abs=0.005)
