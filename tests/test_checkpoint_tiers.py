@@ -6,9 +6,11 @@ torchrun agents and kill whole "nodes" (agent, worker and holder at once).
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 import torch
@@ -20,7 +22,7 @@ from course_lib.checkpoint.safe import seal
 from course_lib.labkit import port_is_open
 from course_lib.checkpoint.state import poison_state, states_equal
 from course_lib.checkpoint.tiers import TieredCheckpointer, buddy_ring, load_sealed
-from course_lib.nodelab.tierlab import HOLDER_SCRIPT, NodeLoss, TierLabConfig, reference_digests, run_tier_lab
+from course_lib.nodelab.tierlab import HOLDER_SCRIPT, Damage, NodeLoss, TierLabConfig, reference_digests, run_tier_lab
 
 
 @pytest.fixture
@@ -237,8 +239,8 @@ def test_lab_settings_are_validated():
         TierLabConfig(failures=[NodeLoss(3, (3,))])
     with pytest.raises(ValueError, match=r"failures\[0\].step must be"):
         TierLabConfig(failures=[{"step": 0}])
-    with pytest.raises(ValueError, match="failures must hold at most one NodeLoss"):
-        TierLabConfig(failures=[NodeLoss(3), NodeLoss(5)])
+    with pytest.raises(ValueError, match=r"failures\[1\].step must be > 5"):  # several losses: in increasing step order
+        TierLabConfig(failures=[NodeLoss(5), NodeLoss(3)])
     with pytest.raises(ValueError, match=r"damage\[0\].node must name a surviving node"):
         TierLabConfig(failures=[NodeLoss(3)], damage=[(1, 1, 2, "flip")])
     with pytest.raises(ValueError, match=r"damage\[0\].how must be one of"):
@@ -262,14 +264,35 @@ def test_loopback_node_addresses_sort_as_their_indices():
             loopback_addr(bad)
 
 
-# ----- the loopback lab: three torchrun "nodes" -----
-LAB = TierLabConfig(nodes=3, steps=16, every=2, persist_every=3)  # snapshots at 2, 4, ..., persisted at 6, 12
-KILL_STEP = 11  # newest snapshot 10 (in memory), newest persisted 6
+# ----- the loopback lab: three torchrun "nodes", its three failure plans in one launch -----
+# 24 steps on 3 nodes (node n<i> runs rank i and holds shard i; rank r's buddy is node r+1 mod 3): a snapshot every 2
+# steps into the node's memory and its buddy's, every 3rd one also persisted (steps 0, 6, 12, 18, 24); each memory and
+# the store keep the newest 2 copies per shard. The losses strike one per generation (generation k+1 is the restart
+# after loss k), each after at least 2 snapshots of its own generation, so the copies that exist are those below:
+# loss 0 at step 11 of gen 0: node 1 killed. Memory holds 8, 10; the store 0, 6. Shard 1's 10 is on node 2 (buddy)
+#   -> gen 1 resumes every rank from 10 (own, buddy, own), not from the persisted 6.
+# loss 1 at step 17 of gen 1 (from 10; snapshots 12 persisted, 14, 16): nodes 1 and 2 killed (shard 1's own copy and its
+#   buddy's). Memory (node 0) holds 14, 16 only; the store 6, 12; shard 1 is only in the store
+#   -> gen 2 resumes every rank from the persisted 12 (no memory holds 12 any more).
+# loss 2 at step 23 of gen 2 (from 12; snapshots 14, 16, 18 persisted, 20, 22): node 1 killed, node 2's copy of shard 1
+#   step 22 truncated. Memory holds 20, 22; the store 12, 18. Shard 1: 22 damaged, 20 from the buddy
+#   -> gen 3 resumes every rank from 20, never from the damaged 22 and not from the older persisted 18; runs to 24.
+# Each restore loads state written after the previous restore (10 < 12 < 20), so a wrong restore anywhere would carry
+# into the final shards; and each restored state is compared with the uninterrupted run's at its step.
+LAB = TierLabConfig(nodes=3, steps=24, every=2, persist_every=3)
+PLAN = LAB.replace(failures=[NodeLoss(11, (1,)), NodeLoss(17, (1, 2)), NodeLoss(23, (1,))],
+                   damage=[Damage(node=2, shard=1, step=22, how="truncate", after=2)])
 
 
 @pytest.fixture(scope="module")
 def reference():
     return reference_digests(LAB)
+
+
+@pytest.fixture(scope="module")
+def plan_run(tmp_path_factory):
+    """The three failure plans in one launch (4 generations); each test below asserts on its own restart."""
+    return run_tier_lab(PLAN, run_dir=tmp_path_factory.mktemp("tiers-plan"), timeout_s=400)
 
 
 def _all_gone(pids) -> bool:
@@ -283,31 +306,77 @@ def _status(pid) -> str:
         return "zombie"
 
 
+def test_a_plan_of_several_losses_is_validated_and_names_its_nodes(tmp_path):
+    with pytest.raises(ValueError, match=r"failures\[1\].step must be > 11"):
+        LAB.replace(failures=[NodeLoss(11), NodeLoss(11, (2,))])
+    with pytest.raises(ValueError, match=r"failures\[2\].step must be an integer in \[1, steps=24\]"):
+        LAB.replace(failures=[NodeLoss(11), NodeLoss(17), NodeLoss(25)])
+    with pytest.raises(ValueError, match=r"failures\[1\].nodes must hold node indices in \[1, 2\]"):
+        LAB.replace(failures=[NodeLoss(11), NodeLoss(17, (3,))])
+    with pytest.raises(ValueError, match=r"damage\[0\].after must be the index of a NodeLoss in failures, an integer in \[0, 1\]"):
+        LAB.replace(failures=[NodeLoss(11), NodeLoss(17)], damage=[Damage(2, 1, 10, after=2)])
+    with pytest.raises(ValueError, match=r"damage\[0\].node must name a surviving node .* failures\[1\]"):
+        LAB.replace(failures=[NodeLoss(11), NodeLoss(17, (1, 2))], damage=[Damage(2, 1, 16, after=1)])
+    with pytest.raises(ValueError, match=r"damage\[0\].node must name a surviving node"):
+        LAB.replace(damage=[Damage(2, 1, 16)])  # no loss at all
+    assert PLAN.damage[0].after == 2 and TierLabConfig.from_json(PLAN.to_json()) == PLAN
+    assert Damage(2, 1, 10, "truncate").after == 0  # the old four-field record: the first loss
+    # the replacement of a node lost in loss k takes its place (and rank); replacements of later losses get new names
+    assert [PLAN.node_names(g) for g in range(4)] == [
+        ["n0", "n1", "n2"], ["n0", "spare1", "n2"], ["n0", "spare1-1", "spare2-1"], ["n0", "spare1-2", "spare2-1"]]
+    with pytest.raises(ValueError, match=r"^gen must be an integer in \[0, 3\]"):
+        PLAN.node_names(4)
+    # the job is told which node of its generation is lost (the first one logs the injection); write_job reads a
+    # Lab's token, event log and folder
+    lab = types.SimpleNamespace(token="job", run_dir=tmp_path, events_path=tmp_path / "events.jsonl")
+    assert [f["nodes"] for f in json.loads(PLAN.write_job(lab).read_text())["failures"]] == [
+        ["n1"], ["spare1", "n2"], ["spare1-1"]]
+    with pytest.raises(ValueError, match=r"^step must be an integer in \[0, steps=24\]"):
+        reference_digests(LAB, 25)
+
+
+def test_several_losses_are_refused_on_namespaced_nodes(tmp_path):
+    from course_lib.nodelab import run_tier_nodelab
+
+    with pytest.raises(ValueError, match="^failures must hold at most one NodeLoss on namespaced nodes"):
+        run_tier_nodelab(LAB.replace(failures=[NodeLoss(11), NodeLoss(17)], spares=1), run_dir=tmp_path)
+    assert not list(tmp_path.iterdir())  # refused before anything started
+
+
 @pytest.mark.slow
-def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(tmp_path, reference):
-    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1,))]), run_dir=tmp_path, timeout_s=150)
-    assert res.resumed == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
-    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
+def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(plan_run, reference):
+    res = plan_run
+    assert res.resumed_by_gen[1] == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
+    assert res.loaded_by_gen[1] == reference_digests(LAB, 10)  # the shards as the uninterrupted run had them at 10
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"] * 3
+    assert (res.restarts[0].resumed_step, res.restarts[0].resumed_gen) == (10, 1)
     assert _all_gone(res.pids)
     (ready,) = res.events_of("rdzv_ready")  # the lab's rendezvous store bound port 0 and said which port it got
     assert ready["port"] > 0 and not port_is_open(ready["port"])
 
 
 @pytest.mark.slow
-def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(tmp_path, reference):
-    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1, 2))]), run_dir=tmp_path, timeout_s=150)
-    assert res.resumed == {0: (6, "persisted"), 1: (6, "persisted"), 2: (6, "persisted")}
-    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
+def test_a_node_and_its_buddy_lost_resume_from_the_persisted_step_bit_identical(plan_run, reference):
+    res = plan_run
+    assert res.resumed_by_gen[2] == {0: (12, "persisted"), 1: (12, "persisted"), 2: (12, "persisted")}
+    assert res.loaded_by_gen[2] == reference_digests(LAB, 12)
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"] * 3
+    assert (res.restarts[1].resumed_step, res.restarts[1].resumed_gen) == (12, 2)
+    # the two lost nodes' processes were started (and killed) in generation 1, under the names the plan gave them
+    assert {e["node"] for e in res.events_of("worker_start", gen=1)} == {"n0", "spare1", "n2"}
     assert _all_gone(res.pids)
 
 
 @pytest.mark.slow
-def test_a_damaged_buddy_copy_is_skipped_and_every_rank_goes_back_to_a_step_all_can_load(tmp_path, reference):
-    # node 1 lost; its shard's newest copy (step 10, in node 2's memory) damaged: shard 1 has step 8
-    # from the buddy, so every rank resumes from 8, never from the damaged 10 and not from the older 6
-    res = run_tier_lab(LAB.replace(failures=[NodeLoss(KILL_STEP, (1,))], damage=[(2, 1, 10, "truncate")]),
-                       run_dir=tmp_path, timeout_s=150)
-    assert res.resumed == {0: (8, "own"), 1: (8, "buddy"), 2: (8, "own")}
-    assert any("shard 1 step 10" in line and "truncated" in line for line in res.skipped[1])
-    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"]
+def test_a_damaged_buddy_copy_is_skipped_and_every_rank_goes_back_to_a_step_all_can_load(plan_run, reference):
+    # node 1 lost; its shard's newest copy (step 22, in node 2's memory) damaged: shard 1 has step 20
+    # from the buddy, so every rank resumes from 20, never from the damaged 22 and not from the older persisted 18
+    res = plan_run
+    assert res.resumed_by_gen[3] == {0: (20, "own"), 1: (20, "buddy"), 2: (20, "own")}
+    assert res.resumed == res.resumed_by_gen[3] and res.skipped == res.skipped_by_gen[3]  # the last generation's
+    assert any("shard 1 step 22" in line and "truncated" in line for line in res.skipped[1])
+    assert not any("truncated" in line for g in (1, 2) for lines in res.skipped_by_gen[g].values() for line in lines)
+    assert res.loaded_by_gen[3] == reference_digests(LAB, 20)
+    assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"] * 3
+    assert (res.restarts[2].resumed_step, res.restarts[2].resumed_gen) == (20, 3)
     assert _all_gone(res.pids)

@@ -54,7 +54,7 @@ from .spec import NODE_FAILURE_KINDS, NodeLabConfig
 from .tierlab import HOLDER_SCRIPT, TierLabConfig, TierResult, tier_result
 from .tierlab import JOB_SCRIPT as TIERS_JOB_SCRIPT
 
-__all__ = ["NodeLabUnavailable", "run_nodelab", "run_tier_nodelab"]
+__all__ = ["NodeLabUnavailable", "run_nodelab", "run_tier_nodelab", "uninterrupted_reference"]
 
 
 #: The rank of the events the lab itself logs (agents log -1, the rendezvous server -2).
@@ -283,6 +283,32 @@ def run_nodelab(
     return finish(lab, cfg, wall, 0, final_path)
 
 
+def uninterrupted_reference(config: NodeLabConfig = NodeLabConfig(), *,
+                            run_dir: str | os.PathLike | None = None) -> RestartResult:
+    """What :func:`run_nodelab` of ``config`` without its failures ends with, computed in this process (no
+    torchrun, no namespaces): a :class:`~course_lib.faultlab.RestartResult` whose final state
+    (``run_dir/final.pt``, the job's safe-writer format) and digest are the job's, bit for bit
+    (:func:`course_lib.labkit.toy.toy_uninterrupted_state`), for :func:`course_lib.faultlab.same_final_state`.
+    It has no events and no restarts. The job's world (``nodes x nproc_per_node``) must be 1 or 2 ranks."""
+    if not isinstance(config, NodeLabConfig):
+        raise ValueError(f"config must be a NodeLabConfig (got {type(config).__name__})")
+    if config.world > 2:
+        raise ValueError(f"config.nodes x config.nproc_per_node must be <= 2 for an in-process reference "
+                         f"(gloo's sum over more ranks has an order of its own; got {config.world})")
+    from ..checkpoint.safe import save_checkpoint
+    from ..labkit import temporary_run_dir
+    from ..labkit.toy import state_digest, toy_uninterrupted_state
+
+    t0 = time.time()
+    run_dir = temporary_run_dir("nodelab-ref") if run_dir is None else Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    final = toy_uninterrupted_state(steps=config.steps, world=config.world, seed=config.seed, batch=config.batch,
+                                    features=config.features, hidden=config.hidden)
+    final_path = save_checkpoint(final, run_dir / "final.pt")
+    return RestartResult(config=config, events=[], run_dir=run_dir, wall_s=time.time() - t0, restarts=[],
+                         final_digest=state_digest(final), final_path=Path(final_path), applied=final["applied"])
+
+
 def run_tier_nodelab(config: TierLabConfig = TierLabConfig(), *, timeout_s: float = 150.0,
                      run_dir: str | os.PathLike | None = None) -> TierResult:
     """Run the two-tier checkpoint's job (:class:`~course_lib.nodelab.tierlab.TierLabConfig`) on
@@ -295,6 +321,10 @@ def run_tier_nodelab(config: TierLabConfig = TierLabConfig(), *, timeout_s: floa
         raise ValueError(f"config must be a TierLabConfig (got {type(config).__name__})")
     if config.damage:
         raise ValueError("damage is the loopback lab's (run_tier_lab): a namespaced node's memory is not reachable from here")
+    if len(config.failures) > 1:
+        raise ValueError(f"failures must hold at most one NodeLoss on namespaced nodes (a spare's place in the node "
+                         f"order is the rendezvous's; several losses in one run are the loopback lab's, run_tier_lab; "
+                         f"got {len(config.failures)})")
     timeout_s = _prepare(timeout_s)
     waits = config.collective_timeout_s + _Job.dead_node_s + config.replace_delay_s + _Job.read_timeout_s
     with Lab(run_dir, timeout_s=timeout_s, prefix="tiers", stall_waits_s=waits) as lab:

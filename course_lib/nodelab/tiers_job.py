@@ -18,8 +18,8 @@ uninterrupted one exactly when every shard resumed from the same step's state.
 
 Every ``every`` steps the state is snapshotted into the two memory tiers, every
 ``persist_every``-th snapshot also persisted (:class:`course_lib.checkpoint.tiers.TieredCheckpointer`).
-The lab's fault (``failures``: the first one the event log does not show injected fires at its
-``step``, in whatever generation gets there) makes every rank wait until its last snapshot is
+The lab's faults (``failures``: the first one the event log does not show injected fires at its
+``step``, in whatever generation gets there; the next one in a later generation) makes every rank wait until its last snapshot is
 replicated (and, if a spare is to absorb the loss, until a spare waits in the rendezvous) and meet
 at a barrier (so which copies exist is deterministic); then the rank of the first node in ``nodes``
 logs ``inject`` and stops, and the lab kills those nodes (agent, worker and holder: the node's memory).
@@ -81,11 +81,11 @@ def final_digest(state: dict) -> str:
     return state_digest({k: v for k, v in state.items() if k != "ballast"})
 
 
-def reference_digests(cfg: dict, nodes: int) -> dict:
-    """The final digest of every shard of an uninterrupted run, computed in one process (the same
-    functions the workers run; the all-gather of the norms becomes a list)."""
+def reference_digests(cfg: dict, nodes: int, upto: int | None = None) -> dict:
+    """The digest of every shard of an uninterrupted run after step ``upto`` (default the last, ``cfg["steps"]``),
+    computed in one process (the same functions the workers run; the all-gather of the norms becomes a list)."""
     states = [init_state(cfg, r) for r in range(nodes)]
-    for step in range(1, cfg["steps"] + 1):
+    for step in range(1, (cfg["steps"] if upto is None else upto) + 1):
         grads = [gradient(st, step, cfg, r) for r, st in enumerate(states)]
         norms = [g.norm().reshape(1) for g in grads]
         for st, g in zip(states, grads):
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     else:
         start, tier = got.step, got.tier
     log("state_loaded", step=start, source=tier, restore_s=got.seconds if got else 0.0,
-        skipped=list(got.skipped) if got else [])
+        skipped=list(got.skipped) if got else [], digest=final_digest(state))  # the state it goes on from
 
     try:
         for step in range(start + 1, cfg["steps"] + 1):
