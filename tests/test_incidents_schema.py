@@ -260,7 +260,7 @@ def test_a_log_is_frozen_and_compared_by_identity_only():
     assert hash(log) == object.__hash__(log)
     twin = three()  # the same incidents in another object
     assert twin.equals(log) and log.equals(twin)  # equals() is the comparison of contents ...
-    assert log != twin and not (log == twin) and twin != log  # ... == is identity: equal contents are distinct
+    assert log != twin and not (log == twin) and twin != log  # noqa: SIM201 (== itself, not !=): identity, so equal contents are distinct
     assert hash(twin) != hash(log)  # identity hashes of two live objects (CPython's pointer hash is one-to-one)
     # usable as a dict key and a set member, each object its own entry
     table = {log: "first", twin: "second"}

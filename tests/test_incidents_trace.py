@@ -1,10 +1,13 @@
 """The vendored InfiniteHBD trace, the answer for its fleet, and ``course-budget --log`` (notebook 13)."""
 from __future__ import annotations
 
+import csv
+import itertools
 import json
 import math
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,135 @@ TRACE = ROOT / "data" / "infinitehbd_fault_trace.json"
 @pytest.fixture(scope="module")
 def result():
     return inc.answer_for_log(inc.load_trace(), inc.trace_fleet())
+
+
+# ---------------------------------------------------------------- a brute-force reference, from the JSON and the CSV
+# Every expected number about the trace below is computed here with json, csv and arithmetic (no course_lib reader,
+# classifier or estimator): the trace's README says 400 servers (the 231 with a fault appear), the course assumes 8
+# GPUs a server; each fault_end closes its node's open fault_start of the same cause (every end in this trace has
+# one); the window runs from day 0 to the last event.
+SERVERS, GPUS_PER_SERVER = 400, 8
+
+
+def _poisson_cdf(k, mu):
+    """P(N <= k), N ~ Poisson(mu), summed term by term."""
+    term, total = math.exp(-mu), 0.0
+    for j in range(k + 1):
+        total += term
+        term *= mu / (j + 1)
+    return total
+
+
+def _spares(mu, q):
+    """The smallest s with P(N <= s - 1) >= q, searched upwards."""
+    s = 1
+    while _poisson_cdf(s - 1, mu) < q:
+        s += 1
+    return s
+
+
+def _busy_at_faults(starts, durs, T):
+    """At each fault, the other repairs [t, t + d) in progress, circularly over a window [0, T) (pairwise)."""
+    t, d = np.asarray(starts)[:, None], np.asarray(durs)
+    s = np.asarray(starts)[None, :]
+    covered = ((s <= t) & (t < s + d)) | ((s - T <= t) & (t < s + d - T))
+    np.fill_diagonal(covered, False)
+    return covered.sum(axis=1)
+
+
+def _pool(counts, q):
+    srt = np.sort(counts)
+    return int(srt[math.ceil(q * srt.size) - 1]) + 1
+
+
+@pytest.fixture(scope="module")
+def ref():
+    events = json.loads(TRACE.read_text())
+    with open(ROOT / "data" / "incident_classes.csv", newline="") as fh:
+        rules = {(r["level"], r["class"], r["desc"]): r["interruption"] == "yes" for r in csv.DictReader(fh)}
+    pending, faults = defaultdict(list), []
+    for e in sorted(events, key=lambda e: e["event_time"]):
+        cause = (e["fault_type"]["Level"], e["fault_type"]["Class"], e["fault_type"]["Desc"])
+        if e["event_type"] == "fault_start":
+            pending[e["node_id"]].append((e["event_time"], cause))
+        else:
+            opened = pending[e["node_id"]]
+            t0, c = opened.pop(next(i for i, (_, c) in enumerate(opened) if c == cause))
+            faults.append((e["node_id"], t0, e["event_time"], c))
+    assert not any(pending.values())  # every fault of the trace ends
+
+    def interrupts(c):  # a row with the description first, then the class's row; an unlisted class interrupts
+        return rules.get(c, rules.get((c[0], c[1], ""), True))
+
+    intr = [f for f in faults if interrupts(f[3])]
+    T = max(e["event_time"] for e in events)
+    per_node = defaultdict(list)
+    for node, t0, t1, _ in intr:
+        per_node[node].append(t0)
+    r = {"events": len(events), "faults": faults, "intr": intr, "T": T, "per_node": {k: sorted(v) for k, v in per_node.items()}}
+    r["rate"] = len(intr) / (SERVERS * GPUS_PER_SERVER * T)  # per GPU-day, every server counted
+    r["mean_repair"] = sum(t1 - t0 for _, t0, t1, _ in intr) / len(intr)
+    return r
+
+
+def _lemon(ref, split=0.5, false_flag=0.01):
+    """Lemon removal by hand: nodes with k or more interruptions before the split, k the smallest >= 2 with
+    P(Poisson(mean before) >= k) <= 1 %; the factor is the kept nodes' share of the later interruptions over their
+    share of the fleet."""
+    from scipy import stats
+
+    split_day = split * ref["T"]
+    before = defaultdict(int)
+    for node, t0, _, _ in ref["intr"]:
+        before[node] += t0 < split_day
+    mean = sum(before.values()) / SERVERS
+    k = 2
+    while 1 - _poisson_cdf(k - 1, mean) > false_flag:
+        k += 1
+    removed = {node for node, c in before.items() if c >= k}
+    later = [f for f in ref["intr"] if f[1] >= split_day]
+    kept = sum(1 for f in later if f[0] not in removed)
+    scale = SERVERS / (SERVERS - len(removed))
+    lo, hi = stats.beta.ppf(0.025, kept, len(later) - kept + 1), stats.beta.ppf(0.975, kept + 1, len(later) - kept)
+    return dict(split_day=split_day, days_after=ref["T"] - split_day, threshold=k, n_removed=len(removed), removed=removed, count_all=len(later),
+                count_kept=kept, factor=kept / len(later) * scale, factor_low=lo * scale, factor_high=hi * scale)
+
+
+def _repeats(ref, within):
+    """Interruptions whose node had one before (within ``within`` days; None: ever), and identical nodes' share."""
+    gaps = [b - a for starts in ref["per_node"].values() for a, b in itertools.pairwise(starts)]
+    k = sum(1 for g in gaps if within is None or g <= within)
+    n, m = len(ref["intr"]), len(ref["intr"]) / SERVERS
+    poisson = 1 - (1 - math.exp(-m)) / m if within is None else 1 - math.exp(-m * within / ref["T"])
+    return k, n, poisson
+
+
+def _replay(ref, job_nodes, draws=20, seed=0, q=0.99):
+    """The replayed spare pool by brute force. For a job as large as the fleet: the trace itself. Larger: copies of the
+    fleet, each after the first shifted by a uniform offset, and the job's node-copies drawn without replacement, the
+    draws taken from numpy's stream in the order replay_spares takes them (one uniform per extra copy, then the choice;
+    tests/test_incidents_stats.py pins that order); each copy's node k is the k-th smallest id with an interruption."""
+    T, intr = ref["T"], ref["intr"]
+    slot = {node: i for i, node in enumerate(sorted(ref["per_node"]))}
+    if job_nodes == SERVERS:
+        return _pool(_busy_at_faults([f[1] for f in intr], [f[2] - f[1] for f in intr], T), q)
+    copies = math.ceil(job_nodes / SERVERS)
+    rng = np.random.default_rng(seed)
+    seen = []
+    for _ in range(draws):
+        offsets = [0.0] + list(rng.uniform(0, T, copies - 1))
+        chosen = set(rng.choice(copies * SERVERS, job_nodes, replace=False).tolist())
+        reps = [((t0 + off) % T, t1 - t0) for c, off in enumerate(offsets) for node, t0, t1, _ in intr
+                if c * SERVERS + slot[node] in chosen]
+        seen.append(_busy_at_faults([r[0] for r in reps], [r[1] for r in reps], T))
+    return _pool(np.concatenate(seen), q)
+
+
+def test_the_brute_force_reference_reads_the_trace_as_its_readme_and_statistics_say(ref):
+    stats_file = json.loads((ROOT / "data" / "infinitehbd_fault_statistics.json").read_text())
+    assert len(ref["faults"]) == sum(v["LevelTotal"] for v in stats_file.values()) == 584 and ref["events"] == 1168
+    assert len({f[0] for f in ref["faults"]}) == 231 and math.floor(ref["T"]) == 348
+    assert len(ref["intr"]) == 480  # the 104 others: stress tests, changes, tests, firmware (not interruptions)
 
 
 def test_the_vendored_trace_matches_its_own_statistics_and_readme():
@@ -54,45 +186,77 @@ def test_every_class_of_the_trace_has_a_decision_with_its_reason():
     assert no == {"Stress Test Failure", "Change", "Test", "Firmware"}
 
 
-def test_the_rate_counts_every_server_of_the_fleet_not_only_those_that_failed():
+def test_the_rate_counts_every_server_of_the_fleet_not_only_those_that_failed(ref):
     intr = inc.trace_interruptions()
     fleet = inc.trace_fleet()
     est = an.rate(intr, fleet)
-    assert est.rate_per_gpu_day == pytest.approx(est.count / (400 * 8 * intr.days))
+    assert est.count == len(ref["intr"]) and est.days == ref["T"]
+    assert est.rate_per_gpu_day == pytest.approx(ref["rate"], rel=1e-12)  # 480 / (400 x 8 x 348.98 days)
     seen_only = an.rate(intr, an.Fleet(231, 8))
     assert seen_only.rate_per_gpu_day / est.rate_per_gpu_day == pytest.approx(400 / 231)  # the trap, by that factor
     counts = an.node_counts(intr, 400)
-    assert counts.size == 400 and (counts == 0).sum() >= 400 - 231
+    want = sorted([len(v) for v in ref["per_node"].values()] + [0] * (400 - len(ref["per_node"])))
+    assert counts.size == 400 and sorted(counts.tolist()) == want  # the servers without an interruption count as 0
 
 
-def test_the_answer_for_the_trace_adds_up(result):
-    a = result.analysis
+def test_the_answer_for_the_trace_adds_up(result, ref):
+    from scipy import stats
+
+    from course_lib.scenario import Scenario
+
     rows = {r.key: r.value for r in result.rows()}
-    for tag, ans in (("fleet", result.fleet_answer), ("job", result.job_answer)):
+    T, k = ref["T"], len(ref["intr"])
+    for tag, ans, gpus in (("fleet", result.fleet_answer, 3200), ("job", result.job_answer, 4096)):
         assert 0 < ans.after.floor_fraction <= ans.after.fraction_of_day <= ans.baseline.fraction_of_day <= 1
-        assert ans.failures_per_day == pytest.approx(a.rate.rate_per_gpu_day * ans.n_gpus)
-    assert result.fleet_answer.n_gpus == 3200 and result.job_answer.n_gpus == 4096
+        assert ans.n_gpus == gpus
+        assert ans.failures_per_day == pytest.approx(ref["rate"] * gpus, rel=1e-12)  # the fleet's: 480 / 348.98 a day
+    assert result.fleet_answer.failures_per_day == pytest.approx(k / T, rel=1e-12)
+    # the answers are the course's for the course's scenario at the trace's rate (a log without stage times keeps the
+    # sourced stages): every input but the rate is Scenario()'s, and the rate is the reference's
+    for ans, gpus, rate in ((result.job_answer, 4096, ref["rate"]), (result.fleet_answer, 3200, ref["rate"]),
+                            (result.job_low, 4096, stats.gamma.ppf(0.025, k) / (3200 * T)),
+                            (result.job_high, 4096, stats.gamma.ppf(0.975, k + 1) / (3200 * T))):
+        sc = ans.scenario
+        assert sc.rate_per_gpu_day == pytest.approx(rate, rel=1e-9)  # the point and Garwood's ends as gamma quantiles
+        assert sc == Scenario().replace(n_gpus=gpus, rate_per_gpu_day=sc.rate_per_gpu_day)
     # the floor's range follows the rate's interval and contains the point value
     assert rows["job_floor_low_pct"] <= rows["job_floor_pct"] <= rows["job_floor_high_pct"]
-    same = answer(scenario_for_log(a.rate.rate_per_gpu_day, 4096), spread_draws=0)
-    assert result.job_answer.after.floor_fraction == pytest.approx(same.after.floor_fraction)
-    assert rows["log_rows_read"] == rows["log_rows_used"] + rows["log_rows_ignored"] + rows["log_rows_rejected"]
-    assert rows["faults"] >= rows["interruptions"]
-    assert result.spares_replay >= 1 and result.spares_poisson >= 1
+    assert rows["job_floor_pct"] == 100 * result.job_answer.after.floor_fraction
+    assert (rows["log_rows_read"], rows["log_rows_used"], rows["log_rows_ignored"], rows["log_rows_rejected"]) == (1168, 1168, 0, 0)
+    assert (rows["faults"], rows["interruptions"], rows["fleet_nodes"], rows["nodes_with_fault"]) == (584, 480, 400, 231)
+    assert rows["rate_per_gpu_day"] == pytest.approx(ref["rate"], rel=1e-12)
+    assert rows["rate_all_per_gpu_day"] == pytest.approx(584 / (3200 * T), rel=1e-12)
+    assert result.spares_poisson == _spares(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
+    assert result.spares_replay == _replay(ref, 512)
     assert result.spare_cost_min_per_day == pytest.approx(result.spares_poisson * 8 / 4096 * 1440)
     text = result.text
-    for key in ("rate_per_gpu_day",):
-        assert f"{rows[key]:.2e}" in text
+    assert f"{k:,} of the log's {len(ref['faults']):,} faults interrupt a job" in text
+    assert f"on 400 nodes x 8 GPUs over {T:.0f} days that is {ref['rate']:.2e} per GPU-day" in text
 
 
-def test_the_measured_numbers_other_modules_take(result):
+def assert_lemon_is(lem, want, log):
+    """A LemonRemoval against the brute-force one (its removed nodes by id)."""
+    assert (lem.split_day, lem.threshold, lem.n_nodes, lem.n_removed) == (want["split_day"], want["threshold"], 400, want["n_removed"])
+    assert (lem.count_all, lem.count_kept, lem.days_after) == (want["count_all"], want["count_kept"], pytest.approx(want["days_after"]))
+    assert {log.nodes[i] for i in lem.removed_nodes} == want["removed"]
+    for name in ("factor", "factor_low", "factor_high"):
+        assert getattr(lem, name) == pytest.approx(want[name], rel=1e-9), name
+    assert lem.capacity_removed == want["n_removed"] / 400
+
+
+def test_the_measured_numbers_other_modules_take(result, ref):
     lem = inc.trace_lemon_removal()
-    assert lem == result.analysis.lemon
+    want = _lemon(ref)
+    assert_lemon_is(lem, want, inc.load_trace())
+    assert_lemon_is(result.analysis.lemon, want, inc.load_trace())  # the answer carries the same measurement
     assert 0 < lem.capacity_removed < 0.2 and lem.factor_low <= lem.factor <= lem.factor_high
     rep = inc.trace_repeat_fault_share()
-    assert rep.within_days == 7.0 and rep.low > rep.poisson_share  # nodes that just failed fail again
+    k, n, poisson = _repeats(ref, 7.0)
+    assert (rep.repeats, rep.total, rep.within_days) == (k, n, 7.0) and rep.poisson_share == pytest.approx(poisson, rel=1e-12)
+    assert rep.low > rep.poisson_share  # nodes that just failed fail again
     pool = inc.trace_spare_pool(4096)
-    assert pool.poisson == result.spares_poisson and pool.replay == result.spares_replay
+    assert pool.poisson == _spares(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
+    assert pool.replay == _replay(ref, 512)
 
 
 def test_the_lemon_rows_of_data_are_the_traces_measurement_and_the_lever_clamps_them():
@@ -190,27 +354,36 @@ def test_the_incident_maths_loads_no_screen_and_no_torch():
 
 
 # ---------------------------------------------------------------- issue 29: the trace's measured numbers at their defaults
-def test_the_trace_functions_defaults_are_the_documented_ones():
+def test_the_trace_functions_defaults_are_the_documented_ones(ref):
     intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
     assert (fleet.n_nodes, fleet.gpus_per_node) == (400, 8)  # the README's 400 servers x the course's 8 GPUs
-    assert inc.trace_lemon_removal() == an.lemon_removal(intr, 400, 0.5)  # lemons chosen on the first half
-    assert inc.trace_repeat_fault_share() == an.repeat_fault_share(intr, 400, 7.0)  # within a week
-    assert inc.trace_repeat_fault_share(within_days=None) == an.repeat_fault_share(intr, 400, None)
+    log = inc.load_trace()
+    assert_lemon_is(inc.trace_lemon_removal(), _lemon(ref, 0.5), log)  # lemons chosen on the first half, the 1 % rule
+    assert_lemon_is(inc.trace_lemon_removal(split=0.25), _lemon(ref, 0.25), log)  # the split passed on
+    assert inc.trace_lemon_removal(threshold=2).threshold == 2
+    for kw, within in (({}, 7.0), ({"within_days": None}, None), ({"within_days": 30.0}, 30.0)):  # default: a week
+        rep = inc.trace_repeat_fault_share(**kw)
+        k, n, poisson = _repeats(ref, within)
+        assert (rep.repeats, rep.total, rep.within_days) == (k, n, within), kw
+        assert rep.share == k / n and rep.poisson_share == pytest.approx(poisson, rel=1e-12), kw
     assert inc.trace_path().name == "infinitehbd_fault_trace.json" and inc.trace_path(data.DATA_DIR) == inc.trace_path()
     assert len(inc.load_trace(data.DATA_DIR)) == len(inc.load_trace()) >= len(intr)
 
 
-def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes():
-    from scipy import stats
-
-    intr, fleet = inc.trace_interruptions(), inc.trace_fleet()
+def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes(ref):
+    fleet = inc.trace_fleet()
     assert fleet.n_nodes == 400
-    per_node_day = len(intr) / (400 * intr.days)  # interruptions per server-day, the zero-fault servers counted
-    mean_repair = an.repair_times(intr).mean_days
+    per_node_day = len(ref["intr"]) / (400 * ref["T"])  # interruptions per server-day, the zero-fault servers counted
+    mean_repair = ref["mean_repair"]  # every interruption of the trace is repaired within it: the plain mean
     for gpus, nodes in ((4096, 512), (4100, 513)):  # a part-filled server is a whole server: ceil(4100 / 8) = 513
         pool = inc.trace_spare_pool(gpus)
-        assert pool.poisson == int(stats.poisson.ppf(0.99, per_node_day * nodes * mean_repair)) + 1
-        assert pool.replay == an.replay_spares(intr, nodes, 400, 0.99)[0]
+        assert pool.poisson == _spares(per_node_day * nodes * mean_repair, 0.99)
+        assert pool.replay == _replay(ref, nodes)
         assert pool == (pool.poisson, pool.replay)
-    assert inc.trace_spare_pool() == inc.trace_spare_pool(4096, 0.99)
+    # the whole fleet (400 servers): the replay is the trace itself, no draw
+    whole = inc.trace_spare_pool(3200)
+    assert whole == (_spares(per_node_day * 400 * mean_repair, 0.99), _replay(ref, 400))
+    # the defaults: a 4,096-GPU job, a free spare 99 % of the time
+    assert inc.trace_spare_pool() == (_spares(per_node_day * 512 * mean_repair, 0.99), _replay(ref, 512))
+    assert inc.trace_spare_pool(4096, 0.5).poisson == _spares(per_node_day * 512 * mean_repair, 0.5)
     assert inc.trace_spare_pool(4096, 0.5).poisson < inc.trace_spare_pool(4096, 0.999).poisson
