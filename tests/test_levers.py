@@ -82,27 +82,88 @@ def test_in_memory_checkpoint_keeps_the_persisted_checkpoint_and_is_optimal():
         lv.checkpoint_at_optimum(b, -1.0)
 
 
-def test_waterfall_is_largest_first_and_pulls_only_what_saves():
-    s = Scenario()
-    b = baseline_budget(s)
-    levers = lv.default_levers(s)
+def _single_savings_by_hand(s: Scenario) -> dict:
+    """Minutes a day each lever saves from the baseline, by the closed forms of the day model (restart.py's module doc).
+
+    The baseline's interval tau_0 = 10 min is given (no stage lever moves it) and writes delta_0 (the synchronous write), so
+    w_0 = tau_0 / (tau_0 + delta_0) and a lever that cuts the mean restart by dX saves lambda dX w_0 exactly; the spare also
+    costs T i (1 - rho_1) w_0 (loss = 1 - (1 - i)(1 - rho) w). The in-memory checkpoint changes the write to delta_1 and the
+    interval to tau_1 = -delta_1 + sqrt(delta_1^2 + 2 delta_1 (M - A_1) / s_1) (the optimum of (1 - lambda X / T) tau / (tau +
+    delta), A_1 = X at tau = 0 with the SDC still rewinding tau_0 / 2 + its latency, s_1 = 1 - the SDC share), never below
+    max(step, snapshot, persist copy).
+    """
+    T, lam, sh = 1440.0, s.failures_per_day, dict(zip(("crash", "hang", "host_loss", "sdc"), s.modes.shares))
+    tau0, d0 = s.checkpoint_interval_min, s.write_cost_min
+    w0, x0 = tau0 / (tau0 + d0), s.minutes_per_restart
+    base, after = s.detect_by_mode, s.detect_after_by_mode
+    d_detect = sum(sh[k] * (base[k] - after[k]) for k in ("hang", "host_loss"))
+    d_reload = (1 - sh["sdc"]) * (s.reload_min - s.reload_after_min)  # peer copy: only the SDC still reads storage
+    d_spare = max(s.reschedule_min - s.reschedule_after_min, 0.0)
+    i = 0.0 if s.modes.spares_pooled else s.modes.spare_gpus / (s.n_gpus + s.modes.spare_gpus)  # 8 / 4,104; pooled: free
+    s1, d1 = 1 - sh["sdc"], s.snapshot_cost_min
+    a1 = x0 - s1 * tau0 / 2
+    tau1 = max(-d1 + math.sqrt(d1 ** 2 + 2 * d1 * (T / lam - a1) / s1), s.step_min, d1, d0)
+    x1 = a1 + s1 * tau1 / 2
+    baseline = T * (1 - (1 - lam * x0 / T) * w0)
+    return {"heartbeat detection": lam * d_detect * w0, "reload from memory": lam * d_reload * w0,
+            "hot-spare restart": w0 * (lam * d_spare - T * i * (1 - lam * (x0 - d_spare) / T)),
+            "in-memory checkpoint": baseline - T * (1 - (1 - lam * x1 / T) * tau1 / (tau1 + d1))}
+
+
+@pytest.mark.parametrize("scenario, pulled_names", [
+    (Scenario(), ["in-memory checkpoint", "heartbeat detection", "reload from memory"]),
+    (Scenario().replace(n_gpus=16384), ["in-memory checkpoint", "heartbeat detection", "reload from memory", "hot-spare restart"]),
+    (Scenario().replace(spares_pooled=True), ["in-memory checkpoint", "heartbeat detection", "reload from memory", "hot-spare restart"]),
+])
+def test_waterfall_is_largest_first_and_pulls_only_what_saves(scenario, pulled_names):
+    """The greedy order against a brute force over every order of every subset of the levers.
+
+    The property: the four levers commute. Detection, reschedule and reload each set a stage to min(now, its target), the
+    spare sets the idle share to max(now, its own), and the in-memory checkpoint keeps the persisted interval at the
+    baseline's (no stage lever moves a given interval), after which every lever chooses the interval again at its optimum
+    for the day as it then is. So the day after a set of levers is the same in every order (checked on every permutation of
+    every subset, each applied by the levers' own transformations); the greedy's final day is then the brute force's for
+    every order of the levers it pulls, and here, where a lever's saving has the same sign from every day, it is the best
+    day of any subset. At each step the greedy lever is the one that drops the day most among the orders sharing its
+    prefix, and the first is the lever with the largest single saving by the closed forms of _single_savings_by_hand.
+    """
+    b = baseline_budget(scenario)
+    levers = lv.default_levers(scenario)
     pulled, left = lv.order_by_saving(b, levers)
-    assert [x.name for x in pulled] == ["in-memory checkpoint", "heartbeat detection", "reload from memory"]
-    assert [x.name for x, _ in left] == ["hot-spare restart"] and left[0][1] < 0  # the spare's idle GPUs cost more
+    assert [x.name for x in pulled] == pulled_names
+    assert [x.name for x, _ in left] == [x.name for x in levers if x.name not in pulled_names]
     steps = lv.waterfall(b, levers)
     savings = [x.saved_minutes_per_day for x in steps]
     assert savings == sorted(savings, reverse=True) and all(v > 0 for v in savings)
-    # greedy: at every step no other remaining lever would save more
-    current = b
-    remaining = list(levers)
-    for step in steps:
-        best = max(x.saving(current) for x in remaining)
-        assert step.saved_minutes_per_day == pytest.approx(best)
-        remaining.remove(step.lever)
-        current = step.after
-    # a pooled spare costs nothing, so it is pulled
-    pooled = Scenario().replace(spares_pooled=True)
-    assert "hot-spare restart" in [x.name for x in lv.order_by_saving(baseline_budget(pooled), lv.default_levers(pooled))[0]]
+    # brute force: every order of every subset, each day by the budget's own transformations
+    final = {}
+    for r in range(len(levers) + 1):
+        for order in itertools.permutations(levers, r):
+            days = lv.apply_levers(b, order)
+            final.setdefault(frozenset(x.name for x in order), []).append(days[-1].minutes_per_day)
+    for subset, ends in final.items():
+        assert max(ends) == pytest.approx(min(ends), rel=1e-9), subset  # the levers commute
+    greedy_end = steps[-1].after.minutes_per_day
+    assert final[frozenset(pulled_names)] == pytest.approx([greedy_end] * len(final[frozenset(pulled_names)]), rel=1e-9)
+    assert greedy_end == pytest.approx(min(min(v) for v in final.values()), rel=1e-9)  # no subset, no order does better
+    for subset_left, saving in left:  # a lever left out would add to the day what the brute force says
+        with_it = final[frozenset(pulled_names) | {subset_left.name}][0]
+        assert saving == pytest.approx(greedy_end - with_it, rel=1e-9) and saving < 0
+    # at each step, among the orders that share the greedy's prefix, the greedy's next lever drops the day most
+    for k, step in enumerate(steps):
+        drops = {}
+        for order in itertools.permutations(levers, k + 1):
+            if [x.name for x in order[:k]] == pulled_names[:k]:
+                days = lv.apply_levers(b, order)
+                drops[order[k].name] = days[k].minutes_per_day - days[k + 1].minutes_per_day
+        assert max(drops, key=drops.get) == step.lever.name and step.saved_minutes_per_day == pytest.approx(max(drops.values()))
+    # the first lever: the largest single saving, by the closed forms; and each closed form is the brute force's first drop
+    by_hand = _single_savings_by_hand(scenario)
+    assert max(by_hand, key=by_hand.get) == pulled_names[0] == steps[0].lever.name
+    for lever in levers:
+        first = lv.apply_levers(b, [lever])
+        assert first[0].minutes_per_day - first[1].minutes_per_day == pytest.approx(by_hand[lever.name], rel=1e-9), lever.name
+    assert steps[0].saved_minutes_per_day == pytest.approx(by_hand[pulled_names[0]], rel=1e-9)
 
 
 def test_the_stage_levers_commute_without_writes():
