@@ -224,3 +224,109 @@ def test_results_are_frozen():
     for obj, attr in ((r, "central"), (f, "n")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(obj, attr, 1)
+
+
+# ---------------------------------------------------------------- tied draws (issue 37)
+def _ordinal_spearman(x, y):
+    """Spearman's correlation with ties ranked by their index (the rank the stable sort gives), in plain Python:
+    each value's rank is its place in the list sorted by (value, index); then Pearson's formula on the ranks."""
+    def ranks(v):
+        r = [0] * len(v)
+        for place, i in enumerate(sorted(range(len(v)), key=lambda i: (v[i], i))):
+            r[i] = place
+        return r
+
+    rx, ry = ranks(list(x)), ranks(list(y))
+    n = len(rx)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy)
+
+
+def test_the_ranges_and_ranks_of_a_tied_loss_by_hand(monkeypatch):
+    """40 days: one loss of 0 (the first), then 0.02, 0.03, 0.04, 0.01 in turn (nine 0.01s, ten of each other), so
+    equal losses lie far apart and the lowest is not tied. By hand (numpy's percentile: linear between the sorted
+    values at (n - 1) q; sorted: 0, 0.01 at places 1-9, 0.02 at 10-19, 0.03 at 20-29, 0.04 at 30-39): the median
+    sits at 19.5, between 0.02 and 0.03: 0.025; the 5th percentile at 1.95, among the 0.01s; the 95th at 37.05,
+    among the 0.04s. The floor is half the loss. The rate's rank correlation ranks the tied losses by their
+    index (the stable sort), not in whatever order a faster sort leaves them."""
+    from types import SimpleNamespace
+
+    loss = np.array([0.0] + [0.01 * (1 + i % 4) for i in range(1, 40)])
+    seen = []
+
+    def fake(s, pulled, draws, data_dir=None):
+        seen.append({k: np.array(v, dtype=float) for k, v in draws.items()})
+        return None, SimpleNamespace(floor_fraction=loss / 2, loss_fraction=loss)
+
+    monkeypatch.setattr(un, "_days", fake)
+    r = un.floor_range(Scenario(), n=40, vary=("rate",))
+    assert (r.loss.central, r.loss.low, r.loss.high) == pytest.approx((0.025, 0.01, 0.04), rel=1e-12)
+    assert (r.floor.central, r.floor.low, r.floor.high) == pytest.approx((0.0125, 0.005, 0.02), rel=1e-12)
+    (draws,) = seen
+    rate = draws["rate"]
+    assert len(set(rate.tolist())) == 40  # the rate is continuous: the ties are the loss's
+    assert r.dominance["rate"] == pytest.approx(_ordinal_spearman(rate, loss), rel=1e-12, abs=1e-15)
+    assert {k: v for k, v in r.dominance.items() if k != "rate"} == {"hang share": 0.0, "hang timeout": 0.0, "restart": 0.0}
+
+    # the other way round: a tied input (its lowest value alone, the rest 1, 2, 3, 0 in turn) against a loss
+    # falling with the index, so that ranking the ties by index runs against the loss
+    loss2 = np.linspace(0.05, 0.01, 40)
+    tied = np.array([-1.0] + [float(i % 4) for i in range(1, 40)])
+
+    def fake2(s, pulled, draws, data_dir=None):
+        return None, SimpleNamespace(floor_fraction=loss2, loss_fraction=loss2)
+
+    monkeypatch.setattr(un, "_days", fake2)
+    monkeypatch.setattr(un, "_tri", lambda rng, lo, mode, hi, n: tied.copy())
+    r2 = un.floor_range(Scenario(), n=40, vary=("hang share",))
+    # by hand: -1 has rank 0; the nine 0s (i = 4, 8, ..., 36) ranks 1-9, the ten 1s (i = 1, 5, ..., 37) 10-19, the 2s
+    # 20-29, the 3s 30-39, each group in index order; the loss's ranks are 39 - i
+    first = {0: 1, 1: 10, 2: 20, 3: 30}
+    rk = [0] + [first[i % 4] + i // 4 - (i % 4 == 0) for i in range(1, 40)]
+    assert sorted(rk) == list(range(40))
+    want = float(np.corrcoef(rk, [39 - i for i in range(40)])[0, 1])
+    assert _ordinal_spearman(tied, loss2) == pytest.approx(want, rel=1e-12)
+    assert r2.dominance["hang share"] == pytest.approx(want, rel=1e-12)
+    assert r2.dominance["rate"] == 0.0  # not drawn: constant
+
+
+def test_restart_draws_clamped_at_zero_tie_and_the_range_sits_on_them(monkeypatch):
+    """A reload from memory of 1.5 min: the crash's detection and that reload take 1.5017 min of the restart, so
+    the triangular draws (0.667, 2.5, 5) below it are clamped to a reschedule of 0, all tied. By hand the share of
+    them is the triangular's CDF there, (1.5017 - 0.667)^2 / ((5 - 0.667)(2.5 - 0.667)) = 8.78 %, within 4 binomial
+    standard errors of the 4,000 draws. At the other end the spare never reschedules slower than the baseline's
+    2.786 min (the lever takes the smaller), so the draws above 1.5017 + 2.786 = 4.288 min tie in the loss though
+    not in the restart: (5 - 4.288)^2 / ((5 - 0.667)(5 - 2.5)) = 4.68 %. More than 5 % tie at the lowest loss, so
+    the 5th percentile of the loss (and of the floor) is that loss exactly. The rank correlation ranks each tie by
+    its index (the stable sort): the reference below does it in plain Python."""
+    s = Scenario().replace(n_gpus=16384, reload_after_min=1.5)
+    rr = sourced("restart_ranges.csv", "key")
+    lo, mode, hi = rr["deadpool_hot_swap_512"].minutes, s.restart_after_min, rr["kokolis_u0_low"].minutes
+    inside = s.detect_after_by_mode["crash"] + s.reload_after_min
+    cap = inside + s.reschedule_min  # a drawn restart above it reschedules no faster than the baseline
+    assert lo < inside < mode < cap < hi  # the CDF's rising branch at the bottom, its falling one at the top
+    p0 = (inside - lo) ** 2 / ((hi - lo) * (mode - lo))
+    p1 = (hi - cap) ** 2 / ((hi - lo) * (hi - mode))
+    assert p0 == pytest.approx(0.0878, abs=1e-4) and p1 == pytest.approx(0.0468, abs=1e-4)
+    r, seen = _capture(monkeypatch, s, vary=("restart",))
+    draws, after = seen[0]
+    x, loss, floor = draws["restart"], np.asarray(after.loss_fraction), np.asarray(after.floor_fraction)
+    zeros, top = x == 0.0, x >= s.reschedule_min
+    for group, p in ((zeros, p0), (top, p1)):
+        assert abs(group.mean() - p) < 4 * math.sqrt(p * (1 - p) / N)
+        assert len(set(loss[group].tolist())) == 1  # one loss for the whole group
+    assert len(set(x[top].tolist())) == top.sum()  # ... though the top's restarts all differ
+    assert loss[zeros][0] == loss.min() < loss[~zeros].min() and loss[top][0] == loss.max() > loss[~top].max()
+    assert zeros.sum() > 0.05 * (N - 1) + 1  # enough ties to hold the 5th percentile's two neighbours
+    assert r.loss.low == loss.min() and r.floor.low == floor.min()
+    assert r.dominance["restart"] == pytest.approx(_ordinal_spearman(x, loss), rel=1e-9)
+    assert 0.99 < r.dominance["restart"] < 1.0  # the loss rises with the restart, flat at the top
+    # and with the rate drawn too the tied restarts meet untied losses: the ties ranked by index
+    r2, seen2 = _capture(monkeypatch, s, vary=("rate", "restart"))
+    d2, a2 = seen2[-1]
+    assert np.array_equal(d2["restart"] == 0.0, zeros)  # the same stream: the same draws tie
+    for name in ("rate", "restart"):
+        assert r2.dominance[name] == pytest.approx(_ordinal_spearman(d2[name], np.asarray(a2.loss_fraction)), rel=1e-9)
