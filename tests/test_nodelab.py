@@ -1,8 +1,10 @@
 """The nodes lab (notebook 11): nodes as network namespaces, one torchrun agent per node, a node lost.
 
-Two real runs of the same 12-step job on 2 nodes (gloo over the namespaces' links, c10d
-rendezvous): one never fails; the other starts with two hot spares and is hit by two node
-failures, one after the other: a node's link cut mid-step (nobody is told: the job notices only at
+A real run of a 12-step job on 2 nodes (gloo over the namespaces' links, c10d rendezvous), compared with
+the same job's uninterrupted run computed in this process (bit for bit what a real uninterrupted run ends
+with: gloo's sum of two ranks is one commutative addition per element; a faulty run that ends bit-identical
+to it also shows that the in-process reference has not drifted from the job). The real run starts with two
+hot spares and is hit by two node failures, one after the other: a node's link cut mid-step (nobody is told: the job notices only at
 a timeout, its peer's collective timeout or the rendezvous's dead-node timeout, whichever comes
 first; a spare takes its place), and the checkpoint writer's node killed halfway through a
 checkpoint (the second spare takes its place; the restart loads the older checkpoint). Each loss
@@ -22,7 +24,8 @@ import sys
 import pytest
 
 from course_lib.faultlab import LabError, same_final_state
-from course_lib.nodelab import LabNetwork, NodeFailure, NodeLabConfig, leftovers, net_admin_missing, run_nodelab
+from course_lib.nodelab import (LabNetwork, NodeFailure, NodeLabConfig, leftovers, net_admin_missing, run_nodelab,
+                                uninterrupted_reference)
 from course_lib.nodelab.net import PREFIX
 
 MISSING = net_admin_missing()
@@ -71,6 +74,16 @@ def test_config_round_trips_and_feeds_notebook_07s_job():
     job = cfg.job_config()
     assert job["failures"][0] == {"kind": "node_kill", "step": 6, "rank": 1, "wait_for_spare": True}  # the spare's loss
     assert job["failures"][1]["wait_for_spare"] is False and job["snapshot"] == "disk"  # no second spare
+
+
+def test_the_in_process_reference_refuses_what_it_cannot_replay_bit_for_bit(tmp_path):
+    with pytest.raises(ValueError, match="^config must be a NodeLabConfig"):
+        uninterrupted_reference({"steps": 4}, run_dir=tmp_path)
+    with pytest.raises(ValueError, match=r"^config.nodes x config.nproc_per_node must be 2 .* got 3"):
+        uninterrupted_reference(NodeLabConfig(nodes=3), run_dir=tmp_path)  # gloo sums 3 ranks in an order of its own
+    with pytest.raises(ValueError, match=r"^config.nodes x config.nproc_per_node must be 2 .* got 4"):
+        uninterrupted_reference(NodeLabConfig(nproc_per_node=2), run_dir=tmp_path)
+    assert not list(tmp_path.iterdir())
 
 
 def test_run_nodelab_validates_before_starting_anything(tmp_path):
@@ -199,16 +212,21 @@ def test_a_run_that_times_out_leaves_nothing_behind(tmp_path):
     assert tag.startswith(PREFIX) and leftovers(tag) == {"netns": [], "links": [], "processes": []}
 
 
-# ----- the two real runs -----
+# ----- the real run and the uninterrupted reference -----
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    # the deadline that matters is the lab's stall rule (measured in the run: 4 x its slowest agent start-up plus
-    # the waits its settings ask for); timeout_s is only a cap for a run that keeps logging but never ends
-    return run_nodelab(REFERENCE, run_dir=tmp_path_factory.mktemp("ref"), timeout_s=CAP_S)
+    # the uninterrupted run of REFERENCE computed in this process (no torchrun, no namespaces): its final state
+    # and digest are the job's bit for bit (checked against a real run_nodelab(REFERENCE) once, 12 steps, digest
+    # c853cdb7...; a drift between the two fails test_losing_nodes_ends_bit_identical_to_uninterrupted)
+    ref = uninterrupted_reference(REFERENCE, run_dir=tmp_path_factory.mktemp("ref"))
+    assert ref.pids == frozenset() and ref.restarts == [] and ref.applied == STEPS
+    return ref
 
 
 @pytest.fixture(scope="module")
 def faulty(tmp_path_factory):
+    # the deadline that matters is the lab's stall rule (measured in the run: 4 x its slowest agent start-up plus
+    # the waits its settings ask for); timeout_s is only a cap for a run that keeps logging but never ends
     # two spares: one per loss. (A replacement provisioned after the loss, the no-spare path, is
     # exercised by benchmarks/nodelab_bench.py and by the node-and-buddy test below.)
     config = REFERENCE.replace(spares=2, failures=FAILURES, collective_timeout_s=TIMEOUT_S, dead_node_s=DEAD_NODE_S)
@@ -284,9 +302,9 @@ def test_every_stage_is_measured_and_adds_up(faulty):
 @needs_root
 @pytest.mark.slow
 def test_nothing_of_the_runs_is_left(reference, faulty):
-    for run in (reference, faulty):
-        tag = (run.run_dir / "netns-tag").read_text()
-        assert leftovers(tag) == {"netns": [], "links": [], "processes": []}
+    tag = (faulty.run_dir / "netns-tag").read_text()
+    assert tag.startswith(PREFIX) and leftovers(tag) == {"netns": [], "links": [], "processes": []}
+    assert not (reference.run_dir / "netns-tag").exists() and not reference.pids  # the reference made no namespace
     assert leftovers(PREFIX)["links"] == []  # the machine's own namespace never saw a lab link
 
 

@@ -286,27 +286,25 @@ def run_nodelab(
 def uninterrupted_reference(config: NodeLabConfig = NodeLabConfig(), *,
                             run_dir: str | os.PathLike | None = None) -> RestartResult:
     """What :func:`run_nodelab` of ``config`` without its failures ends with, computed in this process (no
-    torchrun, no namespaces): a :class:`~course_lib.faultlab.RestartResult` whose final state
-    (``run_dir/final.pt``, the job's safe-writer format) and digest are the job's, bit for bit
-    (:func:`course_lib.labkit.toy.toy_uninterrupted_state`), for :func:`course_lib.faultlab.same_final_state`.
-    It has no events and no restarts. The job's world (``nodes x nproc_per_node``) must be 1 or 2 ranks."""
+    torchrun, no namespaces): the fault lab's in-process run of the same job
+    (:func:`course_lib.faultlab.reference_run`, the job's own step functions; its final state in
+    ``run_dir/final.pt``, its digest, ``step_done`` and ``done`` events) with ``config`` as its config, for
+    :func:`course_lib.faultlab.same_final_state`. Across nodes the job is the same script on the same
+    ranks (one process group, gloo), so the end is the same bit for bit. It has no restarts and started no
+    process. The job's world (``nodes x nproc_per_node``) must be 2 ranks (gloo's sum over more has an order
+    of its own)."""
     if not isinstance(config, NodeLabConfig):
         raise ValueError(f"config must be a NodeLabConfig (got {type(config).__name__})")
-    if config.world > 2:
-        raise ValueError(f"config.nodes x config.nproc_per_node must be <= 2 for an in-process reference "
+    if config.world != 2:
+        raise ValueError(f"config.nodes x config.nproc_per_node must be 2 for an in-process reference "
                          f"(gloo's sum over more ranks has an order of its own; got {config.world})")
-    from ..checkpoint.safe import save_checkpoint
-    from ..labkit import temporary_run_dir
-    from ..labkit.toy import state_digest, toy_uninterrupted_state
+    import dataclasses
 
-    t0 = time.time()
-    run_dir = temporary_run_dir("nodelab-ref") if run_dir is None else Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    final = toy_uninterrupted_state(steps=config.steps, world=config.world, seed=config.seed, batch=config.batch,
-                                    features=config.features, hidden=config.hidden)
-    final_path = save_checkpoint(final, run_dir / "final.pt")
-    return RestartResult(config=config, events=[], run_dir=run_dir, wall_s=time.time() - t0, restarts=[],
-                         final_digest=state_digest(final), final_path=Path(final_path), applied=final["applied"])
+    from ..faultlab import LabConfig, reference_run
+
+    job = LabConfig(steps=config.steps, nproc=config.world, seed=config.seed, batch=config.batch,
+                    features=config.features, hidden=config.hidden)
+    return dataclasses.replace(reference_run(job, run_dir=run_dir), config=config.replace(failures=()))
 
 
 def run_tier_nodelab(config: TierLabConfig = TierLabConfig(), *, timeout_s: float = 150.0,
