@@ -2,7 +2,10 @@
 number of attempts, with a message naming the node, the rank and the step.
 
 The policy is tested as a pure function; one lab run (marked slow) puts a bad node under the
-instrumented torchrun and checks that the guard, not torchrun's restart budget, ends the loop.
+instrumented torchrun and checks that the guard, not torchrun's restart budget, ends the loop. The same
+run is the suite's real launch of the job that nothing interrupts before its step 6: its first
+generation's checkpoint of step 4 and every loss it logs are compared with the in-process reference
+(course_lib.faultlab.reference_run), which the reliability tests use in place of a torchrun launch.
 """
 from __future__ import annotations
 
@@ -11,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_lib import data
-from course_lib.faultlab import Failure, LabConfig, LabError, read_events, run_lab
+from course_lib.faultlab import (Failure, LabConfig, LabError, RestartResult, read_events, reference_run,
+                                 reference_state, run_lab, same_final_state)
 from course_lib.labkit import EventLog
 from course_lib.faultlab.guard import NoProgressError, RestartGuard, default_max_no_progress_restarts
 from course_lib.faultlab.launch import _first_failed_rank, _pop_option, _progress
@@ -110,14 +114,56 @@ def test_the_rank_named_is_the_one_that_failed_first():
     assert _first_failed_rank({}) == -1
 
 
-@pytest.mark.slow
-def test_a_bad_node_under_torchrun_is_stopped_by_the_guard(tmp_path):
-    cfg = LabConfig(steps=8, ckpt_every=4, failures=[Failure("bad_node", 6, rank=1)], step_compute_s=0.0)
+BAD_NODE = LabConfig(steps=8, ckpt_every=4, failures=[Failure("bad_node", 6, rank=1)], step_compute_s=0.0)
+
+
+@pytest.fixture(scope="module")
+def bad_node_run(tmp_path_factory):
+    """The bad node's run under torchrun: its folder and the LabError that ended it."""
+    run_dir = tmp_path_factory.mktemp("bad_node")
     with pytest.raises(LabError, match=r"3 restarts in a row made no progress") as err:
-        run_lab(cfg, run_dir=tmp_path, timeout_s=150)
-    assert "step 6 (rank 1 on node" in str(err.value)
-    events = read_events(tmp_path / "events.jsonl")
+        run_lab(BAD_NODE, run_dir=run_dir, timeout_s=150)
+    return run_dir, err.value
+
+
+@pytest.mark.slow
+def test_a_bad_node_under_torchrun_is_stopped_by_the_guard(bad_node_run):
+    run_dir, err = bad_node_run
+    assert "step 6 (rank 1 on node" in str(err)
+    events = read_events(run_dir / "events.jsonl")
     gens = {e["gen"] for e in events if e["ev"] == "worker_start"}
     assert gens == {0, 1, 2, 3}  # the first attempt and three restarts, not torchrun's budget
-    assert cfg.max_restarts > 3
+    assert BAD_NODE.max_restarts > 3
     assert [e["step"] for e in events if e["ev"] == "gave_up"] == [6]
+
+
+@pytest.mark.slow
+def test_the_in_process_reference_is_a_real_launch_bit_for_bit(bad_node_run):
+    """Drift between course_lib.faultlab.reference_run and the job under torchrun: the real run's first
+    generation trained steps 1-4 uninterrupted and wrote their checkpoint (on disk, kept after the run);
+    params, optimizer state, both ranks' RNG states, the step count and the digest are the in-process run's
+    of 4 steps, and every loss logged (steps 1-5, each generation) is the reference's to the last bit."""
+    run_dir, _ = bad_node_run
+    events = read_events(run_dir / "events.jsonl")
+    assert [e["step"] for e in events if e["ev"] == "ckpt_written"] == [0, 4]  # gen 0's, before the first kill
+    from course_lib.checkpoint.safe import load_checkpoint
+    from course_lib.labkit.toy import state_digest
+
+    path = run_dir / "ckpt" / "ckpt-0000000004.pt"
+    written = load_checkpoint(path)
+    assert written.pop("ballast") is None and (written["step"], written["applied"]) == (4, 4)
+    real = RestartResult(config=BAD_NODE, events=events, run_dir=run_dir, wall_s=0.0, final_digest=state_digest(written),
+                         final_path=path, applied=4)
+    ref = reference_run(BAD_NODE.replace(steps=4, failures=()), run_dir=run_dir / "reference")
+    assert same_final_state(ref, real) == {"params": True, "optimizer": True, "rng": True, "applied": (4, 4),
+                                           "digest": True}
+    # the check can fail: the state after 3 steps (one step short) differs in every part
+    short = reference_run(BAD_NODE.replace(steps=3, failures=()), run_dir=run_dir / "short")
+    assert same_final_state(short, real) == {"params": False, "optimizer": False, "rng": False, "applied": (3, 4),
+                                             "digest": False}
+    _, ref_steps = reference_state(BAD_NODE)
+    ref_loss = {(e["step"], e["rank"]): e["loss"] for e in ref_steps}
+    logged = [((e["step"], e["rank"]), e["loss"]) for e in events if e["ev"] == "step_done"]
+    assert sorted({k for k, _ in logged}) == [(s, r) for s in range(1, 6) for r in (0, 1)]
+    assert len(logged) == 2 * (5 + 3)  # gen 0: steps 1-5; gens 1-3: step 5 again, from the checkpoint of step 4
+    assert all(loss == ref_loss[k] for k, loss in logged)

@@ -4,6 +4,7 @@ lab raises (also on Ctrl-C), and failures are injected by state (the first one n
 import json
 import multiprocessing as mp
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -15,6 +16,41 @@ from course_lib.labkit import (EventLog, Lab, LabError, leftovers, next_failure,
                                waiting_nodes)
 from course_lib.labkit.config import records
 from course_lib.labkit.events import RS
+
+
+#: Deadline for a helper process to reach the state a test waits for (seconds). The longest such wait here is a
+#: Python start-up with course_lib's import, which took up to about 10 s on this 2-core machine at load 12; the
+#: bound is there so that a helper that hangs fails the test instead of hanging the suite.
+STATE_DEADLINE_S = 120.0
+
+
+def _output(path) -> str:
+    try:
+        return path.read_text(errors="replace")[-3000:]
+    except OSError:
+        return "(no output file)"
+
+
+def _wait_until(cond, proc, what, output, deadline_s=STATE_DEADLINE_S):
+    """Poll ``cond()`` until it holds; fail when ``proc`` has exited without it (its exit status and output
+    ``output``, a path, in the message) or when the deadline passes (the process is then left to the caller)."""
+    deadline = time.monotonic() + deadline_s
+    while not cond():
+        rc = proc.poll()
+        if rc is not None and not cond():
+            pytest.fail(f"{what}: the process exited with status {rc} before it; its output:\n{_output(output)}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not reached within {deadline_s:g} s (process still running); its output:\n"
+                        f"{_output(output)}")
+        time.sleep(0.01)
+
+
+def _readline(pipe, what, deadline_s=STATE_DEADLINE_S) -> str:
+    """One line from a text pipe, or a failure when none comes within the deadline (no blocking read without one)."""
+    ready, _, _ = select.select([pipe], [], [], deadline_s)
+    if not ready:
+        pytest.fail(f"{what}: no line within {deadline_s:g} s")
+    return pipe.readline()
 
 
 # ----- the event log -----
@@ -29,10 +65,18 @@ def test_records_from_concurrent_processes_never_interleave(tmp_path):
     path = tmp_path / "events.jsonl"
     ctx = mp.get_context("fork")
     procs = [ctx.Process(target=_writer, args=(str(path), r, 300)) for r in range(3)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(30)
+    try:
+        for p in procs:
+            p.start()
+        deadline = time.monotonic() + STATE_DEADLINE_S
+        for p in procs:
+            p.join(max(deadline - time.monotonic(), 0.01))
+        assert [p.exitcode for p in procs] == [0, 0, 0]  # each writer finished (None: still running at the deadline)
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.kill()
+                p.join(10)
     chunks = [c for c in path.read_bytes().split(RS) if c.strip()]
     assert len(chunks) == 900 and all(json.loads(c)["ev"] == "step_done" for c in chunks)
     ev = read_events(path)
@@ -63,11 +107,15 @@ def test_a_writer_killed_at_any_moment_leaves_only_complete_events(tmp_path):
     path = tmp_path / "events.jsonl"
     code = ("import sys\nfrom course_lib.labkit import EventLog\nlog = EventLog(sys.argv[1], rank=2)\n"
             "i = 0\nwhile True:\n    log('step_done', step=i, pad='z' * 20000); i += 1\n")
-    p = subprocess.Popen([sys.executable, "-c", code, str(path)])
-    while not path.exists() or path.stat().st_size < 2_000_000:
-        time.sleep(0.01)
-    p.kill()
-    p.wait(30)
+    out = tmp_path / "writer.log"
+    with open(out, "wb") as fh:
+        p = subprocess.Popen([sys.executable, "-c", code, str(path)], stdout=fh, stderr=subprocess.STDOUT)
+    try:  # the state: 2 MB (100 records) written; a writer that dies first fails the test with its status and output
+        _wait_until(lambda: path.exists() and path.stat().st_size >= 2_000_000, p, "the writer's first 2 MB", out)
+    finally:
+        p.kill()
+        p.wait(30)
+    assert p.returncode == -signal.SIGKILL  # killed by us, mid-stream (it never stops by itself)
     EventLog(path, rank=0)("done")
     ev = read_events(path)
     steps = [e["step"] for e in ev if e["rank"] == 2]
@@ -86,11 +134,17 @@ def test_wait_for_returns_the_event_once_logged(tmp_path):
 
 
 def test_wait_for_fails_with_the_tail_of_the_workers_output_when_the_deadline_passes(tmp_path):
+    line = "worker: stuck before step 6"
     with Lab(tmp_path, timeout_s=1.5) as lab:
-        lab.start("worker", [sys.executable, "-c", "import time; print('worker: stuck before step 6', flush=True); "
-                             "time.sleep(600)"])
+        p = lab.start("worker", [sys.executable, "-c", f"import time; print({line!r}, flush=True); time.sleep(600)"])
+        # the state first: the worker has printed (a loaded machine's start-up may outlast the run's 1.5 s); only
+        # then may the deadline pass, so the tail below holds the line whatever the start-up took
+        log = tmp_path / "worker.log"
+        _wait_until(lambda: line in log.read_text(errors="replace"), p, "the worker's first print", log)
         with pytest.raises(LabError) as err:
             lab.wait_for("step_done", step=6)
+        assert time.monotonic() > lab.deadline  # it failed at the deadline, not before
+        assert p.poll() is None  # the worker was still alive: the deadline, not its exit, ended the wait
     msg = str(err.value)
     assert "timed out waiting for event 'step_done'" in msg and "worker: stuck before step 6" in msg
     assert "--- worker.log" in msg
@@ -126,7 +180,7 @@ def test_clean_up_runs_when_the_lab_raises(tmp_path, exc):
     with pytest.raises(exc):
         with Lab(tmp_path, timeout_s=60) as lab:
             p = lab.start("spawner", [sys.executable, "-c", _SPAWNER], pipe=True)
-            grandchild = int(p.stdout.readline())
+            grandchild = int(_readline(p.stdout, "the spawner's grandchild pid"))
             scratch = lab.temporary_path("scratch")
             scratch.mkdir()
             token = lab.token
@@ -205,8 +259,20 @@ def test_a_loss_waits_for_the_spare_until_it_waits_or_is_overdue_by_the_measured
     assert spare_state(log[:4], now=1e9) is None  # no spare started yet: nothing is overdue
 
 
+@pytest.fixture
+def one_torch_thread():
+    """torch on one thread for the test, as each lab job runs (set_num_threads(1)); the caller's count restored.
+    Two threads' tiny ops on a loaded 2-core machine wait for each other: 440 toy steps took 30 s, 0.4 s on one."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("seed", range(3))
-def test_one_replica_group_training_alone_stays_finite_over_the_longest_ftlab_run(seed):
+def test_one_replica_group_training_alone_stays_finite_over_the_longest_ftlab_run(seed, one_torch_thread):
     """A survivor may train alone for the whole run plus its grace steps (FtConfig's defaults): with the torchft
     lab's step size the toy loss stays finite for every group (at lr 0.05 seeds 1 and 2 reached inf within 150 steps)."""
     import torch
