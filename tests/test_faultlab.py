@@ -245,3 +245,99 @@ def test_timeline_and_bars_draw_every_stage():
     ax = stage_bars_seconds({"a": restarts[0].stages_s(), "b": {"detect": 1.0, "reschedule": 2.0}})
     assert len(ax.patches) == 6
     plt.close("all")
+
+
+# ----- the in-process reference (course_lib.faultlab.reference), against an independent implementation -----
+def _by_hand(cfg, steps):
+    """The job's uninterrupted run written out independently of course_lib.faultlab (module doc of job.py): both
+    ranks start from the seed's model; rank r's dropout stream is torch's generator seeded seed * 1000 + 17 + r;
+    its batch of step s is toy_batch(seed, s, r); the mean of the two ranks' gradients feeds SGD with momentum
+    0.9 and lr 0.05 (buf = g at the first step, then 0.9 buf + g; w -= 0.05 buf). Functional forward, no
+    optimizer object: params, momentum buffers, each rank's RNG state after the run, and every loss."""
+    import torch
+
+    from course_lib.labkit.toy import toy_batch, toy_model, toy_target
+
+    w = [p.detach().clone() for p in toy_model(cfg.seed, cfg.features, cfg.hidden).parameters()]
+    target = toy_target(cfg.seed, cfg.features)
+    rngs = []
+    for r in range(2):
+        torch.manual_seed(cfg.seed * 1000 + 17 + r)
+        rngs.append(torch.get_rng_state())
+    bufs, losses = None, {}
+    for step in range(1, steps + 1):
+        grads = []
+        for r in range(2):
+            torch.set_rng_state(rngs[r])
+            x, y = toy_batch(cfg.seed, step, r, cfg.batch, target)
+            ps = [t.clone().requires_grad_() for t in w]
+            h = torch.nn.functional.dropout(torch.relu(x @ ps[0].T + ps[1]), 0.1, training=True)
+            loss = ((h @ ps[2].T + ps[3] - y) ** 2).mean()
+            grads.append(torch.autograd.grad(loss, ps))
+            rngs[r] = torch.get_rng_state()
+            losses[(step, r)] = loss.item()
+        g = [(a + b) / 2 for a, b in zip(*grads)]
+        bufs = [gi.clone() for gi in g] if bufs is None else [0.9 * b + gi for b, gi in zip(bufs, g)]
+        w = [wi - 0.05 * b for wi, b in zip(w, bufs)]
+    return w, bufs, rngs, losses
+
+
+@pytest.mark.parametrize("kw", [{}, {"seed": 3, "batch": 8, "features": 5, "hidden": 7}])
+def test_the_in_process_reference_is_the_job_written_out_by_hand(kw, tmp_path):
+    """reference_run against _by_hand: equal to float32 rounding. The two differ only in the order of a few float32
+    operations per step (autograd of a functional forward, the mean as (a + b) / 2 against (a + b) /= 2, momentum
+    as 0.9 b + g): a few ulp (1.2e-7 each) per step, grown by at most the momentum's 1 / (1 - 0.9) = 10 over
+    6 steps, so well within rtol 1e-5 (atol 1e-7 for values near zero). The RNG states must be equal exactly (the
+    same number of draws), the step count and the events exact. Bit-exactness against torchrun is the lab
+    tests' (tests/test_faultlab_guard.py)."""
+    import torch
+
+    from course_lib.checkpoint.safe import load_checkpoint
+    from course_lib.faultlab import reference_run
+
+    cfg = LabConfig(steps=6, ckpt_every=3, failures=[("kill", 4)], **kw)
+    before = torch.get_rng_state()
+    res = reference_run(cfg, run_dir=tmp_path)
+    assert torch.equal(torch.get_rng_state(), before)  # the caller's generator untouched
+    w, bufs, rngs, losses = _by_hand(cfg, 6)
+    st = load_checkpoint(tmp_path / "final.pt")
+    assert res.final_path == tmp_path / "final.pt" and set(st) == {"step", "applied", "model", "optim", "rng"}
+    assert (st["step"], st["applied"], res.applied, res.returncode, res.restarts) == (6, 6, 6, 0, [])
+    assert res.config == cfg.replace(failures=()) and res.pids == frozenset()
+    names = ["0.weight", "0.bias", "3.weight", "3.bias"]
+    assert list(st["model"]) == names
+    for name, mine in zip(names, w):
+        assert torch.allclose(st["model"][name], mine, rtol=1e-5, atol=1e-7), name
+    assert sorted(st["optim"]["state"]) == [0, 1, 2, 3]
+    for i, b in enumerate(bufs):
+        assert torch.allclose(st["optim"]["state"][i]["momentum_buffer"], b, rtol=1e-5, atol=1e-7), i
+    (group,) = st["optim"]["param_groups"]
+    assert (group["lr"], group["momentum"], group["params"]) == (0.05, 0.9, [0, 1, 2, 3])
+    assert len(st["rng"]) == 2 and all(torch.equal(a, b) for a, b in zip(st["rng"], rngs))
+    steps = [e for e in res.events if e["ev"] == "step_done"]
+    assert [(e["step"], e["rank"], e["gen"]) for e in steps] == [(s, r, 0) for s in range(1, 7) for r in (0, 1)]
+    assert all(e["loss"] == pytest.approx(losses[(e["step"], e["rank"])], rel=1e-5) for e in steps)
+    (done,) = [e for e in res.events if e["ev"] == "done"]
+    assert (done["rank"], done["step"], done["applied"], done["digest"]) == (0, 6, 6, res.final_digest)
+    assert len(res.final_digest) == 64 and res.final_digest != reference_run(cfg.replace(steps=5)).final_digest
+
+
+def test_the_in_process_reference_restores_torchs_settings_and_refuses_what_it_cannot_reproduce():
+    import torch
+
+    from course_lib.faultlab import reference_state
+
+    threads, dtype = torch.get_num_threads(), torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    torch.set_num_threads(3)  # the reference runs on one thread, as the job: the caller's 3 must come back
+    try:
+        st, _ = reference_state(LabConfig(steps=2))
+        assert st["model"]["0.weight"].dtype == torch.float32  # the job's dtype, whatever the caller's default
+        assert torch.get_default_dtype() == torch.float64 and torch.get_num_threads() == 3
+    finally:
+        torch.set_default_dtype(dtype)
+        torch.set_num_threads(threads)
+    with pytest.raises(ValueError, match=r"^nproc must be 2 for the in-process reference \(got 3\)"):
+        reference_state(LabConfig(nproc=3))
+    with pytest.raises(ValueError, match="^config must be a LabConfig"):
+        reference_state({"steps": 4})
