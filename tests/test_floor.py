@@ -205,11 +205,64 @@ def test_dashboard_sentence_never_prints_more_than_the_day(n, rate):
     assert all(float(p) <= MINUTES_PER_DAY for p in re.findall(r"([\d.]+) min/day", text)), text
 
 
+def _slider_corners():
+    """Every slider at each end of its range (64 combinations), in display units, from the dashboard's own sliders."""
+    import itertools
+
+    from course_lib.widgets import floor as wf
+
+    controls = wf._controls(wf.dashboard_defaults())  # the sliders dashboard() shows, not drawn
+    ends = [(c.options[0][1], c.options[-1][1]) if hasattr(c, "options") else (10**c.min, 10**c.max) for c in controls.values()]
+    return [dict(zip(controls, corner)) for corner in itertools.product(*ends)]
+
+
+def _shown(values) -> str:
+    """The text the dashboard's result holds for these slider values: the sentence, or the refusal in words.
+
+    The widget's redraw does exactly this (dashboard_answer, then the sentence, or refusal_text of the
+    ValueError); test_the_dashboard_widget_shows_floor_html_or_the_refusal_at_its_corners checks it does."""
+    from course_lib.widgets import floor as wf
+
+    try:
+        return wf.floor_text(**values)
+    except ValueError as err:
+        return wf.refusal_text(err)
+
+
 def test_every_slider_corner_gives_a_plain_sentence_no_number_above_the_day_and_no_warning():
     """Issue 24: the dashboard's corners (each slider at its end, 64 combinations) print one plain sentence each: no
     raw exception (a hang timeout below a 1,024-GPU job's 88 s step is refused in words), no Python warning, no
-    percentage above 100 and no minutes above the day."""
-    import itertools
+    percentage above 100 and no minutes above the day. Driven through the functions the widget calls (the widget
+    itself: the test below)."""
+    import warnings
+
+    corners = _slider_corners()
+    assert len(corners) == 64
+    refused = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for values in corners:
+            text = _shown(values)
+            plain = text.replace(",", "")
+            assert "Traceback" not in text and "\n" not in text, text
+            assert all(float(p) <= 100 for p in re.findall(r"([\d.]+) %", plain)), text
+            assert all(float(m) <= MINUTES_PER_DAY for m in re.findall(r"([\d.]+) min/day", plain)), text
+            if text.startswith("No answer"):
+                assert text.startswith("No answer for the slider 'tuned hang timeout (s)' here: hang_timeout_min must be"), text
+                refused.append(values)
+            else:
+                assert text.startswith((f"Floor at {values['n_gpus']:,} GPUs = ", f"At {values['n_gpus']:,} GPUs, ")), text
+    # Refused: exactly the 16 corners with a 1 s hang timeout on 1,024 GPUs, whose healthy step is 88 s; on 131,072
+    # GPUs a step takes 0.74 s (each GPU's share of the batch is 128x smaller), under the 1 s timeout, so it is answered.
+    assert 0 < len(refused) < 64
+    assert all(v["n_gpus"] == 1024 and v["hang_timeout_min"] == 1.0 for v in refused) and len(refused) == 64 // 4
+
+
+def test_the_dashboard_widget_shows_floor_html_or_the_refusal_at_its_corners():
+    """The one corner test through the real widget: with every slider moved to a corner, the result holds
+    floor_html of exactly those slider values (or, where the model refuses them, refusal_text of its ValueError),
+    and neither the sentence nor the chart it redraws warns."""
+    import html
     import warnings
 
     import matplotlib
@@ -217,23 +270,28 @@ def test_every_slider_corner_gives_a_plain_sentence_no_number_above_the_day_and_
     matplotlib.use("Agg")
     from course_lib.widgets import floor as wf
 
+    corners = {tuple(v.values()): v for v in _slider_corners()}
+    top = next(v for v in corners.values() if all(v[k] >= v2[k] for v2 in corners.values() for k in v))  # every slider at its top
+    low_rate = dict(top, rate_per_gpu_day=10**-4.5)  # then one slider down: 131,072 x 10^-4.5 = 4.14 failures a day
+    refused = dict(low_rate, n_gpus=1024, hang_timeout_min=1.0)  # two more: a 1 s timeout under the 88 s step
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         box = wf.dashboard()
         result = next(w for w in _walk(box) if "course-result" in getattr(w, "_dom_classes", ()))
         by_label = {w.description: w for w in _walk(box) if hasattr(w, "continuous_update")}
-        controls = [by_label[label] for label in wf.SLIDER_LABELS.values()]
-        ends = [(c.options[0][1], c.options[-1][1]) if hasattr(c, "options") else (10**c.min, 10**c.max) for c in controls]
-        refused = 0
-        for corner in itertools.product(*ends):
-            for c, v in zip(controls, corner):
-                c.value = v
-            text = result.value.replace(",", "")
-            assert "Traceback" not in text and "\n" not in text, text
-            assert all(float(p) <= 100 for p in re.findall(r"([\d.]+) %", text)), text
-            assert all(float(m) <= MINUTES_PER_DAY for m in re.findall(r"([\d.]+) min/day", text)), text
-            refused += "must" in text
-    assert 0 < refused < 64  # some corners are refused in words (the timeout below a step), most are answered
+        for values, says in ((top, "At 131,072 GPUs, 414 failures a day: "),  # 131,072 x 10^-2.5 = 414.5
+                             (low_rate, "Floor at 131,072 GPUs = 4.14 failures a day × "), (refused, "No answer for the slider ")):
+            for name, v in values.items():
+                by_label[wf.SLIDER_LABELS[name]].value = v
+            assert {name: by_label[label].value for name, label in wf.SLIDER_LABELS.items()} == values
+            shown = result.value
+            assert shown.startswith(f"<b>{says}"), shown
+            if values is not refused:
+                assert shown == wf.floor_html(**values) == f"<b>{html.escape(_shown(values))}</b>"
+            else:
+                with pytest.raises(ValueError, match="hang_timeout_min") as err:
+                    wf.dashboard_answer(**values)
+                assert shown == f"<b>{html.escape(wf.refusal_text(err.value))}</b>" == f"<b>{html.escape(_shown(values))}</b>"
 
 
 def test_floor_figures_draw():
