@@ -163,6 +163,7 @@ def test_waterfall_is_largest_first_and_pulls_only_what_saves(scenario, pulled_n
     for lever in levers:
         first = lv.apply_levers(b, [lever])
         assert first[0].minutes_per_day - first[1].minutes_per_day == pytest.approx(by_hand[lever.name], rel=1e-9), lever.name
+        assert lever.saving(b) == pytest.approx(by_hand[lever.name], rel=1e-9), lever.name  # Lever.saving: the same minutes
     assert steps[0].saved_minutes_per_day == pytest.approx(by_hand[pulled_names[0]], rel=1e-9)
 
 
