@@ -346,6 +346,8 @@ def test_several_losses_are_refused_on_namespaced_nodes(tmp_path):
 @pytest.mark.slow
 def test_a_killed_node_resumes_from_the_newest_memory_step_bit_identical(plan_run, reference):
     res = plan_run
+    assert res.resumed_by_gen[0] == {0: (0, "init"), 1: (0, "init"), 2: (0, "init")}  # nothing held before the start
+    assert res.loaded_by_gen[0] == reference_digests(LAB, 0)
     assert res.resumed_by_gen[1] == {0: (10, "own"), 1: (10, "buddy"), 2: (10, "own")}  # not the persisted 6
     assert res.loaded_by_gen[1] == reference_digests(LAB, 10)  # the shards as the uninterrupted run had them at 10
     assert res.digests == reference and [m.kind for m in res.restarts] == ["node_kill"] * 3
