@@ -3,6 +3,7 @@
 The torchrun runs themselves are in tests/test_faultlab_reliability.py (marked slow).
 """
 import json
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -297,11 +298,15 @@ def test_the_in_process_reference_is_the_job_written_out_by_hand(kw, tmp_path):
 
     cfg = LabConfig(steps=6, ckpt_every=3, failures=[("kill", 4)], **kw)
     before = torch.get_rng_state()
-    res = reference_run(cfg, run_dir=tmp_path)
+    run_dir = tmp_path / "not" / "yet"  # made, parents too
+    t0 = time.monotonic()
+    res = reference_run(cfg, run_dir=run_dir)
+    took = time.monotonic() - t0
     assert torch.equal(torch.get_rng_state(), before)  # the caller's generator untouched
+    assert 0 < res.wall_s <= took
     w, bufs, rngs, losses = _by_hand(cfg, 6)
-    st = load_checkpoint(tmp_path / "final.pt")
-    assert res.final_path == tmp_path / "final.pt" and set(st) == {"step", "applied", "model", "optim", "rng"}
+    st = load_checkpoint(run_dir / "final.pt")
+    assert res.final_path == run_dir / "final.pt" and set(st) == {"step", "applied", "model", "optim", "rng"}
     assert (st["step"], st["applied"], res.applied, res.returncode, res.restarts) == (6, 6, 6, 0, [])
     assert res.config == cfg.replace(failures=()) and res.pids == frozenset()
     names = ["0.weight", "0.bias", "3.weight", "3.bias"]
@@ -318,20 +323,29 @@ def test_the_in_process_reference_is_the_job_written_out_by_hand(kw, tmp_path):
     assert [(e["step"], e["rank"], e["gen"]) for e in steps] == [(s, r, 0) for s in range(1, 7) for r in (0, 1)]
     assert all(e["loss"] == pytest.approx(losses[(e["step"], e["rank"])], rel=1e-5) for e in steps)
     (done,) = [e for e in res.events if e["ev"] == "done"]
-    assert (done["rank"], done["step"], done["applied"], done["digest"]) == (0, 6, 6, res.final_digest)
+    assert (done["rank"], done["gen"], done["step"], done["applied"], done["digest"]) == (0, 0, 6, 6, res.final_digest)
     assert len(res.final_digest) == 64 and res.final_digest != reference_run(cfg.replace(steps=5)).final_digest
 
 
-def test_the_in_process_reference_restores_torchs_settings_and_refuses_what_it_cannot_reproduce():
+def test_the_in_process_reference_restores_torchs_settings_and_refuses_what_it_cannot_reproduce(monkeypatch):
     import torch
 
-    from course_lib.faultlab import reference_state
+    from course_lib.faultlab import job, reference_state
 
+    seen = []
+
+    def spy(*args):  # the job's own step function, recording the thread count it runs with
+        seen.append(torch.get_num_threads())
+        return forward_backward(*args)
+
+    forward_backward = job.forward_backward
+    monkeypatch.setattr(job, "forward_backward", spy)
     threads, dtype = torch.get_num_threads(), torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     torch.set_num_threads(3)  # the reference runs on one thread, as the job: the caller's 3 must come back
     try:
         st, _ = reference_state(LabConfig(steps=2))
+        assert seen == [1] * 4  # 2 steps x 2 ranks, each on one thread
         assert st["model"]["0.weight"].dtype == torch.float32  # the job's dtype, whatever the caller's default
         assert torch.get_default_dtype() == torch.float64 and torch.get_num_threads() == 3
     finally:
@@ -341,3 +355,8 @@ def test_the_in_process_reference_restores_torchs_settings_and_refuses_what_it_c
         reference_state(LabConfig(nproc=3))
     with pytest.raises(ValueError, match="^config must be a LabConfig"):
         reference_state({"steps": 4})
+    from types import SimpleNamespace
+
+    fields = {k: getattr(LabConfig(), k) for k in ("steps", "seed", "batch", "features", "hidden", "nproc")}
+    with pytest.raises(ValueError, match="^config must be a LabConfig"):  # the fields alone do not make a lab config
+        reference_state(SimpleNamespace(**fields))

@@ -69,7 +69,7 @@ def reference_state(config: LabConfig = LabConfig()) -> tuple[dict, list[dict]]:
                 model, opt, target = build(cfg)
                 torch.manual_seed(dropout_seed(cfg["seed"], rank))
                 ranks.append([model, opt, torch.get_rng_state()])
-            pid = os.getpid()
+            pid, applied = os.getpid(), 0
             for step in range(1, cfg["steps"] + 1):
                 flats, losses = [], []
                 for rank, r in enumerate(ranks):  # each rank's turn: its own dropout stream
@@ -84,13 +84,14 @@ def reference_state(config: LabConfig = LabConfig()) -> tuple[dict, list[dict]]:
                     flat = total.clone()
                     flat /= world
                     apply_mean(model, opt, flat)
+                applied += 1  # optimizer steps applied (the same on every rank)
                 t = time.time()
                 events += [{"t": t, "ev": "step_done", "rank": rank, "gen": 0, "pid": pid, "step": step, "loss": loss}
                            for rank, loss in enumerate(losses)]
         model, opt, _ = ranks[0]  # rank 0 writes the final state, with every rank's RNG state
         state = {
             "step": cfg["steps"],
-            "applied": cfg["steps"],
+            "applied": applied,
             "model": {k: v.detach().cpu() for k, v in model.state_dict().items()},
             "optim": opt.state_dict(),
             "rng": [r[2] for r in ranks],
