@@ -375,9 +375,21 @@ def test_infinitehbd_names_the_line_of_each_event_however_the_file_is_laid_out(t
 def test_infinitehbd_rejects_a_bare_number_element_without_failing(tmp_path):
     good = json.dumps(ev("a", 1.0, "fault_start"))
     p = tmp_path / "scalar.json"
-    p.write_text(f"[\n{good},\n5\n]\n")
+    for text in (f"[\n{good},\n5\n]\n", f"[5, {good}]"):  # a number last, or first
+        p.write_text(text)
+        log = inc.read_infinitehbd(p, errors="reject")
+        assert len(log) == 1 and log.report.rejected == {"malformed (event)": 1}
+
+
+def test_infinitehbd_string_elements_count_as_events_first_or_second(tmp_path):
+    good = json.dumps(ev("a", 1.0, "fault_start"))
+    p = tmp_path / "strings.json"
+    p.write_text(f'[\n"first",\n"second",\n{good},\n"fourth"\n]\n')  # lines 2, 3, 4, 5
     log = inc.read_infinitehbd(p, errors="reject")
-    assert len(log) == 1 and log.report.rejected == {"malformed (event)": 1}
+    assert len(log) == 1 and log.report.rejected == {"malformed (event)": 3} and log.report.first_line["malformed (event)"] == 2
+    p.write_text(f'[{good},\n"second"]')
+    with pytest.raises(LogFormatError, match=r"strings.json, line 2, field \(event\): each event must be a JSON object \(got str\)"):
+        inc.read_infinitehbd(p)
 
 
 @pytest.mark.xfail(strict=True, reason="course_lib bug: readers._json_element_lines counts only elements that start with "
@@ -575,6 +587,15 @@ def test_sacct_interruptions_their_ends_causes_and_attempts(tmp_path):
     # 7 rows: 2 interruptions and the COMPLETED attempt that closes the second used; 3 ignored; 1 rejected
     assert (r.rows_read, r.rows_used, r.rows_ignored, r.rows_rejected) == (7, 3, 3, 1)
     assert log.window == (0.0, pytest.approx(3 / 24, rel=1e-12))  # 10:00 to the last End, 13:00
+
+
+def test_sacct_only_the_attempt_right_after_an_interruption_closes_it(tmp_path):
+    p = _sacct(tmp_path, "9|FAILED|2024-03-30T10:00:00|2024-03-30T11:00:00|n1|1:0",
+               "9|PREEMPTED|2024-03-30T11:30:00|2024-03-30T12:00:00|n1|0:0",   # running again at 11:30: closes it
+               "9|COMPLETED|2024-03-30T13:00:00|2024-03-30T14:00:00|n1|0:0")   # a later attempt: not an interruption
+    log = inc.read_sacct(p)
+    assert log.start * 24 == pytest.approx([1.0]) and log.end * 24 == pytest.approx([1.5])
+    assert log.report.ignored == {"not an interruption (state COMPLETED)": 1} and log.report.rows_used == 2
 
 
 def test_sacct_without_an_exit_code_or_a_node_list(tmp_path):
@@ -776,6 +797,18 @@ def test_csv_timestamps_count_days_from_the_stated_origin(tmp_path):
     assert berlin.report.first_line["ambiguous local time in Europe/Berlin (the repeated hour), read as the first"] == 2
 
 
+def test_csv_a_local_time_that_does_not_exist_names_its_line(tmp_path):
+    p = _csv(tmp_path, "start,node\n2024-03-31T01:00:00,a\n2024-03-31T02:30:00,b\n")  # Berlin skips 02:00-03:00
+    with pytest.raises(LogFormatError, match="c.csv, line 3, field start: '2024-03-31T02:30:00' does not exist in Europe/Berlin"):
+        inc.read_csv(p, tz="Europe/Berlin")
+
+
+def test_csv_each_step_back_in_time_counts_once(tmp_path):
+    # starts 1, 0, 1 (row by row: padded): one step back (1 -> 0); 0 -> 1 is forward
+    log = inc.read_csv(_csv(tmp_path, "start,node\n1.0,a\n0.0, b\n1.0,c\n"))
+    assert log.report.notes["rows out of time order (sorted by start)"] == 1
+
+
 def test_csv_rows_with_equal_starts_are_in_order_and_empty_jobs_are_none(tmp_path):
     log = inc.read_csv(_csv(tmp_path, "start,node,job\n1.0,a,\n1.0, b ,\n0.5,c,j\n"))  # padded: row by row
     assert log.report.notes == {"rows out of time order (sorted by start)": 1} | {
@@ -797,8 +830,9 @@ def E(t, ev, rank, gen, **kw):  # noqa: N802
 
 #: Two ranks. Generation 0 runs to step 4, rank 1 is killed at 1004.5 (progress 4); rank 0 notices at 1005.5 and
 #: does one more step of generation 0; the agent notices at 1006.0 and stops at 1006.5. Generation 1 is a round that
-#: never loads (rank 0 only). Generation 2 rendezvouses at 1011.0 (rank 0 last), loads at 1012.5 (rank 1 last), does
-#: its first step at 1013.5 and regains step 4 at 1014.0. Then a hang injected on rank 0 at 1020.0 (no node named):
+#: never loads (rank 0 only). Generation 2 rendezvouses at 1011.0 (rank 0 last), loads at 1012.5 (rank 1 last; rank 0
+#: loaded step 4, rank 1 step 2: the older one decides), does its first step at 1013.5 (rank 1 last) and regains step 4
+#: at 1014.0 (rank 0 at 1013.0 with step 5, rank 1 at 1014.0 with step 4). Then a hang injected on rank 0 at 1020.0 (no node named):
 #: the detector fires at the same instant, a peer notices at 1020.5; the agent stops at 1022.0, generation 3
 #: rendezvouses at 1023.5 and the log ends before it loads.
 LAB = [
@@ -816,9 +850,9 @@ LAB = [
     E(1006.5, "agent_stopped", -1, 1),
     E(1008.0, "pg_ready", 0, 1),
     E(1010.0, "pg_ready", 1, 2), E(1011.0, "pg_ready", 0, 2),
-    E(1012.0, "state_loaded", 0, 2, step=2), E(1012.5, "state_loaded", 1, 2, step=2),
-    E(1013.0, "step_done", 0, 2, step=3), E(1013.5, "step_done", 1, 2, step=3),
-    E(1014.0, "step_done", 0, 2, step=4), E(1014.0, "step_done", 1, 2, step=4),
+    E(1012.0, "state_loaded", 0, 2, step=4), E(1012.5, "state_loaded", 1, 2, step=2),
+    E(1013.0, "step_done", 0, 2, step=5), E(1013.5, "step_done", 1, 2, step=3),
+    E(1014.0, "step_done", 0, 2, step=6), E(1014.0, "step_done", 1, 2, step=4),
     E(1020.0, "inject", 0, 2, kind="hang", progress=4), E(1020.0, "hang_detected", -1, 2), E(1020.5, "noticed", 1, 2),
     E(1022.0, "agent_stopped", -1, 3),
     E(1023.0, "pg_ready", 1, 3), E(1023.5, "pg_ready", 0, 3),
@@ -848,27 +882,39 @@ def test_lab_events_by_hand(tmp_path):
     assert all(math.isnan(second[k]) for k in ("loaded", "first_step", "progress_regained")) and math.isnan(log.end[1])
     r = log.report
     assert r.notes == {"failure whose restart never regained its progress in the log (end open)": 1}
-    # used: inject, agent_noticed, agent_stopped, 2 pg_ready, 2 state_loaded, 2 first steps, 2 steps at 4 (first
-    # restart: 11); inject, hang_detected, agent_stopped, 2 pg_ready (second: 5)
-    assert (r.rows_read, r.rows_used, r.rows_ignored, r.rows_rejected) == (len(LAB), 16, len(LAB) - 16, 0)
+    # used: inject, agent_noticed, agent_stopped, 2 pg_ready, 2 state_loaded, 2 first steps and rank 1's step 4
+    # (rank 0's first step is its step >= 4 too) (first restart: 10); inject, hang_detected, agent_stopped, 2
+    # pg_ready (second: 5)
+    assert (r.rows_read, r.rows_used, r.rows_ignored, r.rows_rejected) == (len(LAB), 15, len(LAB) - 15, 0)
 
 
 def test_lab_events_a_checkpoint_that_holds_the_progress_and_the_quieter_detectors(tmp_path):
     # no agent_noticed: the detector's hang_detected is preferred to a peer's earlier noticed; the restart loads
     # step 4 and the inject's progress was 4: progress is regained when loaded. No progress field: 0.
-    events = [E(0.0, "pg_ready", 0, 0), E(10.0, "inject", 0, 0, kind="hang", progress=4), E(11.0, "noticed", 1, 0),
-              E(12.0, "hang_detected", -1, 0), E(12.0, "agent_stopped", -1, 1), E(15.0, "pg_ready", 0, 1),
-              E(16.0, "state_loaded", 0, 1, step=4), E(17.0, "step_done", 0, 1, step=5),
+    # A slow rank 1 of generation 0 finishes loading after the inject (that load is not the restart's); rank 1 of
+    # generation 1 starts but never reaches the rendezvous (only ranks with a pg_ready count).
+    events = [E(0.0, "pg_ready", 0, 0), E(10.0, "inject", 0, 0, kind="hang", progress=4), E(10.5, "state_loaded", 1, 0, step=0),
+              E(11.0, "noticed", 1, 0), E(12.0, "hang_detected", -1, 0), E(12.0, "agent_stopped", -1, 1),
+              E(14.0, "worker_start", 1, 1), E(15.0, "pg_ready", 0, 1), E(16.0, "state_loaded", 0, 1, step=4),
+              E(17.0, "step_done", 0, 1, step=5),
+              # the second: a peer's notice only, no agent_stopped, no kind, no progress (0): regained at the load
               E(30.0, "inject", 0, 1), E(31.0, "noticed", 1, 1), E(32.0, "pg_ready", 0, 2),
-              E(33.0, "state_loaded", 0, 2, step=0)]
+              E(33.0, "state_loaded", 0, 2, step=0),
+              # the third: progress 1, the load names no step (0): regained at the first step_done with step >= 1
+              E(40.0, "inject", 0, 2, kind="kill", progress=1), E(42.0, "pg_ready", 0, 3), E(43.0, "state_loaded", 0, 3),
+              E(44.0, "step_done", 0, 3, step=1),
+              # the fourth: no load logged and a step_done without its step: progress cannot be shown regained
+              E(50.0, "inject", 0, 3, kind="kill"), E(51.0, "pg_ready", 0, 4), E(52.0, "step_done", 0, 4)]
     log = inc.read_lab_events(_lab(tmp_path, events))
     st = {k: v * 86400.0 for k, v in log.stages.items()}
-    assert [st[k][0] for k in ("detected", "torn_down", "rendezvous", "loaded", "first_step", "progress_regained")] == \
-        pytest.approx([12.0, 12.0, 15.0, 16.0, 17.0, 16.0], abs=1e-6)
-    # the second: a peer's notice only, no agent_stopped, kind not given (Unknown), progress 0 -> regained at the load
-    assert st["detected"][1] == pytest.approx(31.0, abs=1e-6) and math.isnan(st["torn_down"][1])
-    assert st["progress_regained"][1] == pytest.approx(33.0, abs=1e-6) and math.isnan(st["first_step"][1])
-    assert log.cause_part("class").tolist() == ["hang", UNKNOWN] and log.node_names.tolist() == ["rank 0", "rank 0"]
+    names = ("detected", "torn_down", "rendezvous", "loaded", "first_step", "progress_regained")
+    nan = math.nan
+    want = [[12.0, 12.0, 15.0, 16.0, 17.0, 16.0], [31.0, nan, 32.0, 33.0, nan, 33.0], [nan, nan, 42.0, 43.0, 44.0, 44.0],
+            [nan, nan, 51.0, nan, 52.0, nan]]
+    for i, row in enumerate(want):
+        assert [st[k][i] for k in names] == pytest.approx(row, abs=1e-6, nan_ok=True), i
+    assert log.cause_part("class").tolist() == ["hang", UNKNOWN, "kill", "kill"] and set(log.node_names.tolist()) == {"rank 0"}
+    assert log.report.notes == {"failure whose restart never regained its progress in the log (end open)": 1}
 
 
 @pytest.mark.parametrize("event, field", [

@@ -474,3 +474,17 @@ def test_the_real_answer_prints_every_section_with_the_logs_numbers(ans60):
     assert rows["repair_median_h"] == 6.0 and rows["repair_p90_h"] == 24.0  # 0.25 and 1 day
     assert rows["spares_poisson"] == 2 and rows["spare_job_nodes"] == 8
     assert len(ans60.table().splitlines()) == len(keys)
+
+
+def test_rows_of_a_log_without_faults_count_no_node_and_no_level(analysis):
+    empty = IncidentLog.build([], [], [], window=(0, 60))
+    rows = {r.key: r.value for r in _stand_in(analysis, log=empty).rows()}
+    assert rows["nodes_with_fault"] == 0 and not any(k.startswith("share_") for k in rows)
+    assert rows["window_days"] == 60.0 and rows["log_rows_read"] == 0
+
+
+def test_the_records_cannot_be_changed_after_the_fact(ans60):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ans60.job_gpus = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ans60.analysis.rate = None
