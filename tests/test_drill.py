@@ -13,7 +13,7 @@ from course_lib import Scenario, drill
 from course_lib import notebook as cnb
 from course_lib.answer import answer
 from course_lib.check import NO_TYPED_ANSWER, nb12
-from test_answer import HAND, HAND_16K, HAND_T, Hand, hand_answer, hand_baseline  # the day model by hand, its inputs sourced
+from day_by_hand import HAND, HAND_16K, HAND_T, Hand, hand_answer, hand_baseline  # the day model by hand, its inputs sourced
 
 ROOT = Path(__file__).resolve().parent.parent
 DRILL = "12-interview-drill"
@@ -35,7 +35,7 @@ def test_every_answer_changes_with_the_scenario_and_carries_its_numbers():
     here, there = drill.follow_ups(), drill.follow_ups(OTHER)
     for a, b in zip(here, there):
         assert a.answer != b.answer, f"{a.key}: the model answer does not change with the scenario"
-    # the expected numbers by hand (tests/test_answer.py's day model): at the course's fleet the in-memory checkpoint saves
+    # the expected numbers by hand (tests/day_by_hand.py's day model): at the course's fleet the in-memory checkpoint saves
     # 11.64 min a day first, the floor is 9.45, the ETTR after the levers 99.3 %, the interval 0.72 min; at 16,384 GPUs and
     # 12 failures a day 58.18, 45.94, 96.7 % and 0.15 min
     printed = {4096: ("in-memory checkpoint 11.64", "9.45", "99.3", "0.72"), 16_384: ("in-memory checkpoint 58.18", "45.94", "96.7", "0.15")}
