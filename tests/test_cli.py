@@ -1,9 +1,13 @@
 """The budget CLI (python -m course_lib budget / course-budget): table, JSON, one-line errors, exit 2."""
 from __future__ import annotations
 
+import io
 import json
+import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -56,37 +60,110 @@ def test_unknown_command(capsys):
     assert "budget" in capsys.readouterr().err
 
 
-def test_module_runs_as_a_subprocess():
-    ok = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--gpus", "8192"], capture_output=True, text=True, timeout=120)
-    assert ok.returncode == 0, ok.stderr
-    assert "floor term: lambda (D + R)" in ok.stdout and answer(Scenario.from_params(n_gpus=8192)).text in ok.stdout
-    bad = subprocess.run([sys.executable, "-m", "course_lib", "budget", "--reload", "-1"], capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--reload" in bad.stderr
+def test_the_installed_entry_points_run_as_processes(tmp_path):
+    """The one subprocess test: ``python -m course_lib`` and the installed ``course-budget`` script run in processes of
+    their own (the rest of this file calls main/cli in-process). `python -W default -m course_lib budget --gpus 8192`
+    answers with no warning shown; `course-budget --gpus 8192 | true` (true never reads: the pipe is closed before the
+    table is written) ends with no BrokenPipeError traceback, at exit either (0, or 141 when the pipe closed first)."""
+    script = Path(sys.executable).with_name("course-budget")
+    assert script.is_file(), f"the console script is not installed beside {sys.executable}"
+    proc = subprocess.run(
+        f"'{sys.executable}' -W default -m course_lib budget --gpus 8192 > '{tmp_path}/out' 2> '{tmp_path}/err'; echo $? > '{tmp_path}/rc'; "
+        f"'{script}' --gpus 8192 | true; exit ${{PIPESTATUS[0]}}",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
+    out, err = (tmp_path / "out").read_text(), (tmp_path / "err").read_text()
+    assert (tmp_path / "rc").read_text().strip() == "0", err
+    assert err == "", err  # no warning of any kind (import time included), no traceback
+    assert "floor term: lambda (D + R)" in out and answer(Scenario.from_params(n_gpus=8192)).text in out
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert proc.returncode in (0, 141), (proc.returncode, proc.stderr)
 
 
-def test_piped_into_head_ends_quietly():
-    """`python -m course_lib budget | head -2`: no BrokenPipeError traceback (exit 0, or 141 when the pipe closed first)."""
-    import subprocess
-    import sys
+def test_python_m_course_lib_runs_the_cli_under_its_own_name(monkeypatch, capsys):
+    """What `python -m course_lib ...` executes (course_lib/__main__.py as __main__, its sys.exit(cli()) guard), in-process:
+    the answer with exit 0, and a bad value in one line naming the flag with exit 2, under the name a person typed."""
+    import runpy
 
-    for reader in ("head -2", "true"):  # `true` never reads: the pipe is closed before the table is written
-        proc = subprocess.run(f"'{sys.executable}' -m course_lib budget | {reader}; exit ${{PIPESTATUS[0]}}",
-                              shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
-        assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
-        assert proc.returncode in (0, 141), (reader, proc.returncode, proc.stderr)
-        if reader.startswith("head"):
-            assert len(proc.stdout.splitlines()) == 2
+    monkeypatch.delitem(sys.modules, "course_lib.__main__")  # runpy runs the file afresh, as `-m` does
+    for argv, code in ((["budget", "--gpus", "8192"], 0), (["budget", "--reload", "-1"], 2)):
+        monkeypatch.setattr(sys, "argv", ["course_lib", *argv])
+        with pytest.raises(SystemExit) as exit_:
+            runpy.run_module("course_lib", run_name="__main__")
+        assert exit_.value.code == code
+        captured = capsys.readouterr()
+        if code == 0:
+            assert captured.err == "" and answer(Scenario.from_params(n_gpus=8192)).text in captured.out
+            assert "floor term: lambda (D + R)" in captured.out
+        else:
+            assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+            assert captured.err.startswith("python -m course_lib budget: error: argument --reload") and "--reload" in captured.err
 
 
-def test_help_names_the_program_a_person_typed():
-    import subprocess
-    import sys
+def _cli_into_a_pipe(monkeypatch, read_first: bool):
+    """cli() with stdout a real pipe: its reader keeps reading it (read_first) or closed it before a byte was written."""
+    import threading
 
-    out = subprocess.run([sys.executable, "-m", "course_lib", "--help"], capture_output=True, text=True, timeout=120).stdout
+    from course_lib.__main__ import cli
+
+    r, w = os.pipe()
+    chunks: list[bytes] = []
+    reader = None
+    if read_first:  # read while cli writes: no output size can fill the pipe and block it
+        def read():
+            with os.fdopen(r, "rb") as f:
+                chunks.append(f.read())
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+    else:
+        os.close(r)  # the reader left first (`| true`)
+    stream = os.fdopen(w, "w")  # block-buffered like a process's stdout into a pipe
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stream)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "argv", ["course-budget"])
+    try:
+        code = cli()  # an exception here is the traceback a shell would have shown
+        print("written after cli returned", file=stream)  # anything still bound for stdout at exit (atexit, a late print)
+        stream.close()  # what the interpreter's exit does: that flush must raise nothing either (cli sent stdout to /dev/null)
+    finally:
+        monkeypatch.undo()
+        if not stream.closed:
+            os.close(w)  # let the reader see the end even when cli raised
+    if reader is not None:
+        reader.join(timeout=60)  # the writer is closed: EOF is immediate; the deadline only guards a broken close
+        assert not reader.is_alive(), "the pipe's writer was never closed"
+    return code, b"".join(chunks).decode(), err.getvalue()
+
+
+def test_piped_into_head_ends_quietly(monkeypatch):
+    """`course-budget | head -2` and `course-budget | true`, in-process with a real pipe: no BrokenPipeError traceback,
+    exit 0 when the reader stays (the table's first two lines are what head shows), 141 (128 + SIGPIPE) when it left
+    first, and nothing on stderr."""
+    code, text, err = _cli_into_a_pipe(monkeypatch, read_first=True)
+    assert code == 0 and err == "" and text.endswith("\nwritten after cli returned\n")  # an open pipe keeps everything
+    head = text.splitlines()[:2]
+    assert head[0].startswith("GPUs in the job") and head[0].endswith("4,096  GPUs")
+    assert head[1].startswith("failure rate per GPU") and head[1].endswith("per GPU-day")
+    code, text, err = _cli_into_a_pipe(monkeypatch, read_first=False)
+    assert code == 141 and err == "" and text == ""
+
+
+def test_help_names_the_program_a_person_typed(monkeypatch, capsys):
+    """`python -m course_lib --help`, in-process (runpy runs __main__.py as `-m` does): the usage names `python -m course_lib`."""
+    import runpy
+
+    monkeypatch.delitem(sys.modules, "course_lib.__main__")
+    monkeypatch.setattr(sys, "argv", ["course_lib", "--help"])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_module("course_lib", run_name="__main__")
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
     assert out.startswith("usage: python -m course_lib ")
     joined = " ".join(out.split())
     assert "--reload-min RELOAD_MIN, --reload RELOAD_MIN" in joined and "--n-gpus N_GPUS, --gpus N_GPUS" in joined
     assert "--peer-copy, --no-peer-copy" in joined and "Times are in minutes" in joined
+    assert main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: course-budget ")  # the console script's name
 
 
 def test_mode_flags_reach_the_per_mode_model(capsys):
@@ -119,16 +196,26 @@ def test_every_input_has_its_flag():
         assert flag(name) in parser._option_string_actions
 
 
-def test_an_extreme_input_gets_a_plain_sentence_and_no_python_warning():
-    for argv in (["--rate", "10"], ["--gpus", "1000000"], ["--gpus", "1"], ["--gpus", "10000000", "--rate", "1e-5"]):
-        proc = subprocess.run([sys.executable, "-W", "default", "-m", "course_lib", "budget", *argv], capture_output=True,
-                              text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
-        assert "Warning" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
-        for pct in __import__("re").findall(r"([0-9]+(?:\.[0-9]+)?) ?%", proc.stdout):
-            assert float(pct) <= 100 + 1e-9, argv
-        for minutes in __import__("re").findall(r"([0-9][0-9,.]*) +min/day", proc.stdout):
-            assert float(minutes.replace(",", "")) <= 1440 + 1e-9, argv
+@pytest.mark.parametrize("argv", [["--rate", "10"], ["--gpus", "1000000"], ["--gpus", "1"], ["--gpus", "10000000", "--rate", "1e-5"]])
+def test_an_extreme_input_gets_a_plain_sentence_and_no_python_warning(argv, capsys):
+    """In-process (was one subprocess per input with -W default): exit 0, nothing at all on stderr (a warning raised
+    inside main is turned into a 'note:' line there, one outside it is recorded here: both fail), no percentage above
+    100 and no minutes above the day's 1,440."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as escaped:
+        warnings.simplefilter("always")
+        code = main(["budget", *argv])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == "" and not escaped, (captured.err, [str(w.message) for w in escaped])
+    percents = re.findall(r"([0-9]+(?:\.[0-9]+)?) ?%", captured.out)
+    minutes = re.findall(r"([0-9][0-9,.]*) +min/day", captured.out)
+    assert percents and minutes, "the table states its shares and minutes a day"
+    for pct in percents:
+        assert float(pct) <= 100 + 1e-9, argv
+    for m in minutes:
+        assert float(m.replace(",", "")) <= 1440 + 1e-9, argv
 
 
 @pytest.mark.parametrize("argv, flag", [
