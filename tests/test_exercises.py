@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,9 +18,9 @@ import make_exercises  # noqa: E402
 SOLUTIONS = make_exercises.solutions()
 
 
-def test_committed_exercises_match_the_solutions():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_exercises.py"), "--check"], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def test_committed_exercises_match_the_solutions(capsys):
+    """`python scripts/make_exercises.py --check`, in-process: the main its `__main__` guard calls."""
+    assert make_exercises.main(["--check"]) == 0, capsys.readouterr().out
     committed = sorted(p.name for p in (ROOT / "exercises").glob("*-ex.ipynb"))
     assert committed == sorted(make_exercises.exercise_path(s).name for s in SOLUTIONS), "an exercise without a solution (or vice versa)"
 
