@@ -483,3 +483,28 @@ def test_fleet_size_at_ettr_by_hand_and_at_its_default_ends():
     assert pj.fleet_size_at_ettr(pj.CheckpointRegime("slow", 1440 / 8 * 0.2 / r), r) == 8.0
     with pytest.raises(ValueError, match="hi must be > lo"):
         pj.fleet_size_at_ettr(regime, r, lo=100.0, hi=100.0)
+
+
+def test_a_value_passed_to_the_dashboard_is_kept_when_another_slider_moves():
+    """dashboard(rate_per_gpu_day=...) (notebook 08 passes its scenario's rate): the rate stays in the answer when the
+    restart slider moves next, and a passed hang timeout stays when the fleet moves (it once fell back to the
+    course's value at the first move: the passed sliders were not counted as set)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from course_lib.widgets import floor as wf
+
+    box = wf.dashboard(rate_per_gpu_day=1e-3, hang_timeout_min=300.0)  # display units: seconds
+    result = next(w for w in _walk(box) if "course-result" in getattr(w, "_dom_classes", ()))
+    by_label = {w.description: w for w in _walk(box) if hasattr(w, "continuous_update")}
+    restart = by_label[wf.SLIDER_LABELS["restart_after_min"]]
+    restart.value = restart.max  # a move of another slider
+    moved = dict(rate_per_gpu_day=1e-3, hang_timeout_min=by_label[wf.SLIDER_LABELS["hang_timeout_min"]].value,
+                 restart_after_min=restart.value)
+    assert result.value == wf.floor_html(**moved)
+    assert result.value != wf.floor_html(restart_after_min=restart.value)  # not the course's rate
+    fleet = by_label[wf.SLIDER_LABELS["n_gpus"]]
+    hang_before = by_label[wf.SLIDER_LABELS["hang_timeout_min"]].value
+    fleet.value = 16384  # the fleet's own defaults refill only the sliders nobody set
+    assert by_label[wf.SLIDER_LABELS["hang_timeout_min"]].value == hang_before
+    assert result.value == wf.floor_html(n_gpus=16384, **moved)

@@ -277,7 +277,9 @@ def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
                                   tooltip="large type: the result and the chart on one screen (a projector)",
                                   layout=widgets.Layout(width="auto", align_self="flex-start"))
     style = widgets.HTML(value=STYLE)
-    touched: set = set()  # sliders a person moved; the others keep the course's value at this fleet
+    # sliders a person moved or the caller set: they keep their value; the others keep the course's value at this fleet
+    # (a value passed in was once dropped at the first move of another slider)
+    touched: set = {controls[k].description for k, v in overrides.items() if v is not None and k != "n_gpus"}
     busy = []
     last = {"ans": ans0}
 
