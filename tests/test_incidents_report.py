@@ -331,7 +331,7 @@ EXPECTED_ROWS = {
     "log_rows_read": 8, "log_rows_used": 7, "log_rows_ignored": 0, "log_rows_rejected": 1, "window_days": 60.0,
     "fleet_nodes": 4, "nodes_with_fault": 3, "faults": 7, "share_hardware_failure": 100 * 6 / 7, "share_test": 100 / 7,
     "interruptions": 6, "rate_all_per_gpu_day": 3.5e-3, "rate_per_gpu_day": 2.6e-3, "rate_low": 8.4e-4, "rate_high": 6.1e-3,
-    "rate_llama3": 419 / (16384 * 54),  # facts.md: 419 unexpected interruptions, 16,384 GPUs, 54 days
+    "rate_llama3": 419 / (16384 * 54),  # [@llama3] section 3.3.4: 419 unexpected interruptions, 16,384 GPUs, 54 days
     "dispersion_ratio": 2.4, "dispersion_p": 0.3, "zero_nodes": 1, "zero_nodes_poisson": 1.2,
     "negbin_shape": 2.0, "negbin_shape_low": 0.5, "negbin_shape_high": 9.0, "node_rate_cv": 0.7,
     "worst_1pct_share": 50.0, "worst_1pct_poisson": 20.0, "worst_5pct_share": 50.0, "worst_5pct_poisson": 25.0,
