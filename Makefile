@@ -30,8 +30,9 @@ site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
 ## make test: the linter (pyflakes rules: unused imports, undefined names), unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
-## runs, then the browser tests (last and alone: their servers need the CPU the others would take):
-## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline).
+## runs, then the browser tests (last, apart from the others: their servers need the CPU the others would take):
+## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline), on two workers by
+## xdist group (the Lab and Voila tests, the Voila culling test that waits for the culler, the website).
 test: $(STAMP)
 	$(MAKE) --no-print-directory lint unit nbval papermill browser
 
@@ -49,7 +50,7 @@ papermill: $(STAMP)
 	$(PYTEST) tests/papermill $(XDIST) -q
 
 browser: $(STAMP)
-	$(PYTEST) tests/test_browser.py tests/test_site.py -q -rs
+	$(PYTEST) tests/test_browser.py tests/test_site.py -n 2 --dist loadgroup -q -rs
 
 ## make lab: JupyterLab on the course (works as root too). PORT=8890 picks the port; ARGS passes any
 ## other `jupyter lab` flag, e.g. make lab PORT=8890 ARGS=--no-browser (on a remote machine).

@@ -58,6 +58,12 @@ from browser_support import (  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from fixture_widgets import fleet_mtbf_hours, fleet_mtbf_html  # noqa: E402
 
+#: `make test` runs the browser tests on two xdist workers (--dist loadgroup): these tests share one JupyterLab and one
+#: Voila server (the module's `servers`) and stay together; the culling test, which waits for Voila's culler, has its
+#: own server and a second mark, so its group is "browser_culling" (xdist joins every mark's name) and its wait
+#: overlaps the others (tests/test_site.py is a third group).
+pytestmark = pytest.mark.xdist_group("browser")
+
 # ---------------------------------------------------------------- what the test drives
 # A small dashboard this test owns (tests/fixtures/): a fleet-size slider and the fleet MTBF.
 FIXTURE = DashboardTarget(
@@ -150,6 +156,21 @@ def servers(sandbox):
     finally:
         for server in reversed(started):
             server.stop()
+
+
+@pytest.fixture
+def culling_voila(sandbox):
+    """A Voila app of its own for the culling test (only it opens pages there, so every kernel is one it counts), with
+    the culling shortened; started and stopped by the test. The test waits CULL_IDLE_S for the culler, mostly idle:
+    `make test` runs it in an xdist group of its own (beside the other browser tests), so the wait costs no wall time."""
+    tmp = sandbox / "culling"
+    tmp.mkdir(exist_ok=True)
+    voila = start_voila(tmp, REPO / APP_TARGET.notebook, f"--cull-idle-s={CULL_IDLE_S}", f"--cull-every-s={CULL_EVERY_S}")
+    try:
+        voila.wait_ready(timeout_s=120)
+        yield voila
+    finally:
+        voila.stop()
 
 
 @pytest.fixture(scope="module")
@@ -340,12 +361,13 @@ def test_voila_presentation_mode_fits_a_projector_and_asks_no_other_host(servers
 
 
 @pytest.mark.browser
-def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(servers, browser):
+@pytest.mark.xdist_group("culling")
+def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(culling_voila, browser):
     """A class reloading the page piled one kernel per load up until the server stopped: now a kernel no
     page is connected to goes once it has been idle CULL_IDLE_S, while the open page's kernel stays."""
     from playwright.sync_api import expect
 
-    voila = servers["voila"]
+    voila = culling_voila
     loads = 2
     counts = []
     keep = browser.new_page()
@@ -373,7 +395,7 @@ def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(servers, 
         handle.press("ArrowRight")
         expect(keep.locator(".course-result").first).not_to_have_text(before, timeout=45_000)
     except Exception:
-        _failure_evidence(keep, "voila-culling", servers["voila"])
+        _failure_evidence(keep, "voila-culling", voila)
         raise
     finally:
         keep.close()

@@ -33,6 +33,10 @@ sys.path.insert(0, str(REPO / "scripts"))
 import build_site  # noqa: E402
 import course  # noqa: E402
 
+#: `make test` runs the browser tests on two xdist workers (--dist loadgroup); the site's tests are one group
+#: (they share the built site and its server), beside tests/test_browser.py's groups.
+pytestmark = pytest.mark.xdist_group("site")
+
 LESSONS = build_site.lessons()
 EXERCISES = build_site.exercises()
 SOLUTIONS = build_site.solutions()
