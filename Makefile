@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course site test lint unit nbval papermill browser lab app bench clean
+.PHONY: course site test lint suite culling pages unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,19 +29,36 @@ course: $(STAMP)
 site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
-## make test: the linter (pyflakes rules: unused imports, undefined names), unit + property tests, then strict nbval over notebooks/ and solutions/, then papermill
-## runs, then the browser tests (last, apart from the others: their servers need the CPU the others would take):
-## JupyterLab, the Voila app, an exercise, and the website (built into a temp dir, served offline), on two workers by
-## xdist group (the Lab and Voila tests, the Voila culling test that waits for the culler, the website).
+## make test: the linter (pyflakes rules: unused imports, undefined names); then one xdist session (`suite`) of the unit and
+## property tests, strict nbval over notebooks/ and solutions/ and the papermill runs (the longest files start first,
+## tests/conftest.py), and beside it the Voila culling test (`culling`: a browser test that mostly waits for the culler,
+## so its wait overlaps the suite instead of holding a worker); then the other browser tests (`pages`, apart from the
+## labs: their servers need the CPU the labs would take), on two workers by xdist group: JupyterLab, the Voila app, an
+## exercise, and the website (built into a temp dir, served offline). Each part's output is printed when it ends.
+## `make unit`, `make nbval`, `make papermill` and `make browser` run one part each.
 test: $(STAMP)
-	$(MAKE) --no-print-directory lint unit nbval papermill browser
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target suite culling
+	$(MAKE) --no-print-directory pages
 
 LINTED := course_lib scripts tests benchmarks website notebooks/src solutions/src
 lint: $(STAMP)
 	$(BIN)/ruff check --select F --no-cache $(LINTED)
 
+BROWSER_PAGES := tests/test_browser.py tests/test_site.py
+BROWSER_WAIT := tests/test_browser_culling.py
+
+suite: $(STAMP)
+	$(PYTEST) $(NBVAL) $(XDIST) tests notebooks solutions $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT) tests/fixtures,--ignore=$(f)) -q -rs
+
+culling: $(STAMP)
+	$(PYTEST) $(BROWSER_WAIT) -q -rs
+
+pages: $(STAMP)
+	$(PYTEST) $(BROWSER_PAGES) -n 2 --dist loadgroup -q -rs
+
 unit: $(STAMP)
-	$(PYTEST) tests $(XDIST) --ignore=tests/papermill --ignore=tests/test_browser.py --ignore=tests/test_site.py -q
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT),--ignore=$(f)) -q
 
 nbval: $(STAMP)
 	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
@@ -50,7 +67,7 @@ papermill: $(STAMP)
 	$(PYTEST) tests/papermill $(XDIST) -q
 
 browser: $(STAMP)
-	$(PYTEST) tests/test_browser.py tests/test_site.py -n 2 --dist loadgroup -q -rs
+	$(PYTEST) $(BROWSER_PAGES) $(BROWSER_WAIT) -n 2 --dist loadgroup -q -rs
 
 ## make lab: JupyterLab on the course (works as root too). PORT=8890 picks the port; ARGS passes any
 ## other `jupyter lab` flag, e.g. make lab PORT=8890 ARGS=--no-browser (on a remote machine).

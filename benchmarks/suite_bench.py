@@ -5,8 +5,8 @@
     .venv/bin/python benchmarks/suite_bench.py --burners 2     # the same beside two CPU burners (a loaded machine)
 
 It clones the committed HEAD of this repository into a temporary folder (uncommitted changes are not measured) and
-runs there, in the order `make test` runs them, the install (`make .venv/.installed`: a new .venv, torch pinned,
-the package with its dev extras) and each of `make test`'s stages (lint, unit, nbval, papermill, browser), timing
+runs there the install (`make .venv/.installed`: a new .venv, torch pinned, the package with its dev extras) and then
+each step of `make test`'s recipe, in its order (read from the Makefile: lint, then suite beside culling, then pages), timing
 each with a wall clock. A stage that fails ends the run and is recorded as failed. Each run appends one row to
 `benchmarks/results/suite.md` (and its CSV) with the machine, the load and the commit.
 
@@ -32,7 +32,26 @@ from machine import machine  # benchmarks/machine.py (this folder is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results"
-STAGES = ("install", "lint", "unit", "nbval", "papermill", "browser")
+
+
+def make_test_stages(makefile: Path = ROOT / "Makefile") -> tuple[tuple[str, ...], ...]:
+    """The steps of `make test`'s recipe, in order, each the make arguments of one line (targets and their flags, e.g.
+    ``('-j2', '--output-sync=target', 'suite', 'culling')``: two targets run side by side)."""
+    lines = makefile.read_text().splitlines()
+    i = lines.index(next(x for x in lines if x.startswith("test:"))) + 1
+    steps = []
+    while i < len(lines) and lines[i].startswith("\t"):
+        steps.append(tuple(w for w in lines[i].split() if w not in ("$(MAKE)", "--no-print-directory")))
+        i += 1
+    return tuple(steps)
+
+
+def stage_name(args: tuple[str, ...]) -> str:
+    return "+".join(w for w in args if not w.startswith("-"))
+
+
+STEPS = {"install": (".venv/.installed",), **{stage_name(a): a for a in make_test_stages()}}
+STAGES = tuple(STEPS)
 TARGET_S = 360.0
 FIELDS = ["date", "commit", "burners", "load_before", *[f"{s}_s" for s in STAGES], "total_s", "status", "cpu", "cores"]
 
@@ -43,9 +62,8 @@ def _burn(stop):  # a CPU burner: a busy loop until told to stop
 
 
 def _run_stage(clone: Path, stage: str, log) -> tuple[float, int]:
-    target = ".venv/.installed" if stage == "install" else stage
     t0 = time.perf_counter()
-    rc = subprocess.run(["make", "--no-print-directory", target], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+    rc = subprocess.run(["make", "--no-print-directory", *STEPS[stage]], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
                         env={**os.environ, "COURSE_REQUIRE_BROWSER": os.environ.get("COURSE_REQUIRE_BROWSER", "1")},
                         timeout=3600).returncode
     return time.perf_counter() - t0, rc

@@ -30,6 +30,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 SCREENSHOTS = REPO / "build" / "screenshots"
 CHROMIUM = Path(os.environ.get("COURSE_CHROMIUM", "/usr/bin/chromium"))
@@ -453,3 +455,43 @@ def run_all_cells(page, timeout_s: float = 60.0, item: str = "Run All Cells") ->
                 return
             page.wait_for_timeout(500)
     raise TimeoutError(f"Run All Cells started no cell (tried twice, {timeout_s:.0f} s)")
+
+
+# ---------------------------------------------------------------- fixtures the browser test modules share
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory):
+    """A folder for one browser test module's servers and profile; skips (or fails, when COURSE_REQUIRE_BROWSER=1, as in
+    CI) without Chromium."""
+    reason = chromium_missing()
+    if reason:
+        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser test required (COURSE_REQUIRE_BROWSER=1) but {reason}")
+        pytest.skip(f"browser test skipped: {reason}")
+    return tmp_path_factory.mktemp("browser")
+
+
+@pytest.fixture(scope="module")
+def browser(sandbox):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        context = launch_chromium(pw, sandbox / "chromium-profile")
+        context.set_default_timeout(60_000)
+        context.attempted = local_only(context, "127.0.0.1")  # every other host refused, and recorded
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def failure_evidence(page, where, server=None):
+    """On failure: a screenshot and the page's visible text, to see what the learner saw, and the server's
+    own account (its kernels started, culled, restarted or dead, and its last lines), to see why."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    try:
+        page.screenshot(path=str(SCREENSHOTS / f"{where}-failure.png"), timeout=10_000)
+        print(f"--- {where} page text at failure ---\n{page.locator('body').inner_text(timeout=10_000)[-3000:]}")
+    except Exception as exc:  # evidence is best effort; the original error is what matters
+        print(f"(no failure evidence: {exc})")
+    if server is not None:
+        print(server_account(server))

@@ -31,3 +31,33 @@ def nothing_is_left_behind():
         mine = net_leftovers(f"{PREFIX}{os.getpid()}-")
         left.update({"netns": mine["netns"], "netns processes": mine["processes"]})
     assert not any(left.values()), f"lab runs left things behind: {left}"
+
+
+#: Files whose tests take longest (lab runs, notebooks that run a lab), longest first, as measured with --durations on
+#: the course's 2-core machine (2026-12-04: tests/test_nodelab.py about 85 s, the tier lab 40 s, the fault lab's
+#: reliability and guard runs 25-30 s each, notebook 07 30 s, 11 25 s, 10 20 s, 05 17 s). xdist's --dist loadfile
+#: hands files to the workers in collection order, so starting with these keeps one worker from finishing a long
+#: lab alone at the end (longest processing time first). Order only: nothing is skipped or changed.
+LONGEST_FIRST = (
+    "tests/test_nodelab.py", "tests/test_checkpoint_tiers.py", "notebooks/07-fault-injection-lab.ipynb",
+    "tests/test_faultlab_reliability.py", "tests/test_faultlab_guard.py", "notebooks/11-losing-a-node.ipynb",
+    "tests/test_ftlab.py", "notebooks/10-dont-restart-the-world.ipynb", "notebooks/05-write-cost.ipynb",
+    "tests/papermill/test_consistency.py", "tests/test_lemonlab.py", "tests/test_checkpoint_dist.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Move the files of LONGEST_FIRST to the front, in that order, each file's tests kept in their own order."""
+    import pathlib
+
+    root = pathlib.Path(str(config.rootpath))
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+
+    def key(item):
+        try:
+            rel = pathlib.Path(str(item.path)).resolve().relative_to(root).as_posix()
+        except ValueError:
+            rel = ""
+        return rank.get(rel, len(rank))
+
+    items[:] = sorted(items, key=key)  # a stable sort: every other file keeps its place and its tests their order

@@ -15,7 +15,7 @@ Every request to a host other than 127.0.0.1 is refused and recorded (browser_su
 the tests assert that none was made. The app is the one a teacher projects: its presentation mode
 puts the result sentence (30 px) and the chart on one screen at 1024 x 768 and at 1280 x 720 zoomed
 to 150 % (853 x 480 CSS pixels: the layout depends on CSS pixels only), and the kernels of closed
-pages are culled. In JupyterLab: the drill (notebook 12) hides every model answer until the candidate
+pages are culled (tests/test_browser_culling.py). In JupyterLab: the drill (notebook 12) hides every model answer until the candidate
 commits one, and every heading, task and hint of exercise 12 is visible, none folded into a Why.
 
 Why the Voila test once timed out under load: Voila's lab page linked two fontawesome stylesheets
@@ -27,41 +27,40 @@ in 12-22 s. The tests now wait on what matters (the response starting, then the 
 """
 from __future__ import annotations
 
-import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # works whether or not tests/ is a package
 from browser_support import (  # noqa: E402
+    failure_evidence,
     CHROMIUM_ARGS,
     REPO,
     SCREENSHOTS,
     DashboardTarget,
-    chromium_missing,
     html_to_text,
-    kernel_pids,
-    launch_chromium,
-    local_only,
     move_slider,
     open_in_lab,
     parse_number,
     run_all_cells,
     slider_widget,
     start_jupyterlab,
-    server_account,
     start_voila,
 )
+import browser_support  # noqa: E402
+
+# the fixtures the browser test modules share (a Chromium-gated folder, one Chromium), bound here for pytest to find
+sandbox = browser_support.sandbox
+browser = browser_support.browser
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from fixture_widgets import fleet_mtbf_hours, fleet_mtbf_html  # noqa: E402
 
-#: `make test` runs the browser tests on two xdist workers (--dist loadgroup): these tests share one JupyterLab and one
-#: Voila server (the module's `servers`) and stay together; the culling test, which waits for Voila's culler, has its
-#: own server and a second mark, so its group is "browser_culling" (xdist joins every mark's name) and its wait
-#: overlaps the others (tests/test_site.py is a third group).
+#: `make test` runs the browser tests on two xdist workers (--dist loadgroup): the JupyterLab tests are one group (they share
+#: `lab_server`), the Voila tests another (`voila_server`; xdist names the groups "browser_lab" and "browser_voila", every
+#: mark's name joined), tests/test_site.py a third. Voila's culling of
+#: closed pages' kernels is tested in tests/test_browser_culling.py, which waits for the culler while other files run.
 pytestmark = pytest.mark.xdist_group("browser")
 
 # ---------------------------------------------------------------- what the test drives
@@ -123,81 +122,26 @@ def test_target_notebook_exists_and_app_hides_code():
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory):
-    reason = chromium_missing()
-    if reason:
-        if os.environ.get("COURSE_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"browser test required (COURSE_REQUIRE_BROWSER=1) but {reason}")
-        pytest.skip(f"browser test skipped: {reason}")
+def lab_server(sandbox):
+    """JupyterLab on the repository, always stopped (the Lab tests are one xdist group: one server per worker)."""
     assert (REPO / TARGET.notebook).is_file(), f"browser-test target missing: {TARGET.notebook}"
-    return tmp_path_factory.mktemp("browser")
-
-
-#: The app's kernel culling, shortened for the test (the classroom default is scripts/app.py's 120 s / 30 s).
-#: A page's kernel stays busy (and its IOPub messages count as activity) while Voila executes its cells, so
-#: the culler takes only kernels no page is connected to that have been idle this long; the test's open
-#: pages and their renders (3-35 s measured) stay well inside it. On a failure the server's own account
-#: (kernels started, culled, restarted, dead) is printed beside the page (browser_support.server_account).
-CULL_IDLE_S, CULL_EVERY_S = 90, 4
+    lab = start_jupyterlab(sandbox)
+    try:
+        lab.wait_ready(probe=f"{lab.url}/api/status?token={lab.token}", timeout_s=120)
+        yield lab
+    finally:
+        lab.stop()
 
 
 @pytest.fixture(scope="module")
-def servers(sandbox):
-    """JupyterLab and the Voila app, started together, always stopped."""
-    started = []
-    try:
-        lab = start_jupyterlab(sandbox)
-        started.append(lab)
-        voila = start_voila(sandbox, REPO / APP_TARGET.notebook, f"--cull-idle-s={CULL_IDLE_S}", f"--cull-every-s={CULL_EVERY_S}")
-        started.append(voila)
-        lab.wait_ready(probe=f"{lab.url}/api/status?token={lab.token}", timeout_s=120)
-        voila.wait_ready(timeout_s=120)
-        yield {"lab": lab, "voila": voila}
-    finally:
-        for server in reversed(started):
-            server.stop()
-
-
-@pytest.fixture
-def culling_voila(sandbox):
-    """A Voila app of its own for the culling test (only it opens pages there, so every kernel is one it counts), with
-    the culling shortened; started and stopped by the test. The test waits CULL_IDLE_S for the culler, mostly idle:
-    `make test` runs it in an xdist group of its own (beside the other browser tests), so the wait costs no wall time."""
-    tmp = sandbox / "culling"
-    tmp.mkdir(exist_ok=True)
-    voila = start_voila(tmp, REPO / APP_TARGET.notebook, f"--cull-idle-s={CULL_IDLE_S}", f"--cull-every-s={CULL_EVERY_S}")
+def voila_server(sandbox):
+    """The Voila app of `make app`, always stopped (the Voila tests are one xdist group: one server per worker)."""
+    voila = start_voila(sandbox, REPO / APP_TARGET.notebook)
     try:
         voila.wait_ready(timeout_s=120)
         yield voila
     finally:
         voila.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(sandbox):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        context = launch_chromium(pw, sandbox / "chromium-profile")
-        context.set_default_timeout(60_000)
-        context.attempted = local_only(context, "127.0.0.1")  # every other host refused, and recorded
-        try:
-            yield context
-        finally:
-            context.close()
-
-
-def _failure_evidence(page, where, server=None):
-    """On failure: a screenshot and the page's visible text, to see what the learner saw, and the server's
-    own account (its kernels started, culled, restarted or dead, and its last lines), to see why."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    try:
-        page.screenshot(path=str(SCREENSHOTS / f"{where}-failure.png"), timeout=10_000)
-        print(f"--- {where} page text at failure ---\n{page.locator('body').inner_text(timeout=10_000)[-3000:]}")
-    except Exception as exc:  # evidence is best effort; the original error is what matters
-        print(f"(no failure evidence: {exc})")
-    if server is not None:
-        print(server_account(server))
 
 
 def _report(where, seen):
@@ -206,8 +150,9 @@ def _report(where, seen):
 
 
 @pytest.mark.browser
-def test_jupyterlab_learner_moves_slider(servers, browser):
-    lab = servers["lab"]
+@pytest.mark.xdist_group("lab")
+def test_jupyterlab_learner_moves_slider(lab_server, browser):
+    lab = lab_server
     notebook_bytes = (REPO / TARGET.notebook).read_bytes()
     page = browser.new_page()
     try:
@@ -218,7 +163,7 @@ def test_jupyterlab_learner_moves_slider(servers, browser):
         run_all_cells(page)
         seen = move_slider(page, TARGET, "jupyterlab")
     except Exception:
-        _failure_evidence(page, "jupyterlab", servers["lab"])
+        failure_evidence(page, "jupyterlab", lab_server)
         raise
     finally:
         page.close()
@@ -230,8 +175,9 @@ def test_jupyterlab_learner_moves_slider(servers, browser):
 
 
 @pytest.mark.browser
-def test_voila_app_learner_moves_slider(servers, browser):
-    voila = servers["voila"]
+@pytest.mark.xdist_group("voila")
+def test_voila_app_learner_moves_slider(voila_server, browser):
+    voila = voila_server
     page = browser.new_page()
     try:
         # Voila streams the page while it runs the notebook: wait for the response to start, then for the
@@ -243,7 +189,7 @@ def test_voila_app_learner_moves_slider(servers, browser):
         shown_inputs = [t for t in page.locator(".jp-CodeCell .jp-InputArea").all_inner_texts() if t.strip()]
         assert not shown_inputs, f"the app shows code: {shown_inputs}"
     except Exception:
-        _failure_evidence(page, "voila", servers["voila"])
+        failure_evidence(page, "voila", voila_server)
         raise
     finally:
         page.close()
@@ -259,13 +205,14 @@ def _chart_src(page) -> str:
 
 
 @pytest.mark.browser
-def test_voila_app_chart_in_first_viewport_and_every_slider_shows(servers, browser):
+@pytest.mark.xdist_group("voila")
+def test_voila_app_chart_in_first_viewport_and_every_slider_shows(voila_server, browser):
     """At 1280 x 800 the live chart is on the first screen; each slider moves the chart or the sentence."""
     from playwright.sync_api import expect
 
     from course_lib.widgets.floor import SLIDER_LABELS
 
-    voila = servers["voila"]
+    voila = voila_server
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 800})
     moved = {}
@@ -303,7 +250,7 @@ def test_voila_app_chart_in_first_viewport_and_every_slider_shows(servers, brows
         page.wait_for_timeout(1000)
         page.screenshot(path=str(SCREENSHOTS / "app-1920x1080.png"))
     except Exception:
-        _failure_evidence(page, "voila-projector", servers["voila"])
+        failure_evidence(page, "voila-projector", voila_server)
         raise
     finally:
         page.close()
@@ -319,14 +266,15 @@ def _box(locator) -> dict:
 
 
 @pytest.mark.browser
-def test_voila_presentation_mode_fits_a_projector_and_asks_no_other_host(servers, browser):
+@pytest.mark.xdist_group("voila")
+def test_voila_presentation_mode_fits_a_projector_and_asks_no_other_host(voila_server, browser):
     """The toggle (or make app MODE=present): the sentence >= 28 px, above the chart, both inside 1024 x 768
     and inside 1280 x 720 at 150 % zoom (853 x 480 CSS px); the chart's labels are tested in test_dashboard."""
     from playwright.sync_api import expect
 
     from course_lib.widgets.floor import present_html
 
-    voila = servers["voila"]
+    voila = voila_server
     page = browser.new_page()
     page.set_viewport_size({"width": 1024, "height": 768})
     seen = {}
@@ -352,56 +300,12 @@ def test_voila_presentation_mode_fits_a_projector_and_asks_no_other_host(servers
             for b in (s_box, c_box):
                 assert b["x"] >= 0 and b["x"] + b["width"] <= w and b["y"] + b["height"] <= h, f"{name}: off screen: {seen}"
     except Exception:
-        _failure_evidence(page, "voila-present", servers["voila"])
+        failure_evidence(page, "voila-present", voila_server)
         raise
     finally:
         page.close()
     print("presentation mode:", seen)
     assert not browser.attempted, f"the pages asked other hosts: {browser.attempted[:5]}"
-
-
-@pytest.mark.browser
-@pytest.mark.xdist_group("culling")
-def test_voila_culls_the_kernels_of_closed_pages_and_keeps_an_open_one(culling_voila, browser):
-    """A class reloading the page piled one kernel per load up until the server stopped: now a kernel no
-    page is connected to goes once it has been idle CULL_IDLE_S, while the open page's kernel stays."""
-    from playwright.sync_api import expect
-
-    voila = culling_voila
-    loads = 2
-    counts = []
-    keep = browser.new_page()
-    try:
-        for i in range(loads + 1):
-            page = keep if i == loads else browser.new_page()
-            page.goto(f"{voila.url}/?token={voila.token}", wait_until="commit", timeout=60_000)
-            expect(page.locator(".course-chart img").first).to_be_visible(timeout=int(APP_TARGET.run_timeout_s * 1000))
-            counts.append(len(kernel_pids(voila)))
-            if page is not keep:
-                page.close()
-        # a closed page's kernel outlived its page (on a loaded machine a load can outlast CULL_IDLE_S, so not
-        # every closed page's kernel is still there at the last load)
-        assert max(counts) >= 2, f"the closed pages' kernels were gone at once: {counts} (the test would prove nothing)"
-        deadline = time.monotonic() + CULL_IDLE_S + 3 * CULL_EVERY_S + 60  # culled after idle + one interval; room for load
-        while len(kernel_pids(voila)) > 1 and time.monotonic() < deadline:
-            time.sleep(1)
-        left = len(kernel_pids(voila))
-        waited = round(time.monotonic() - (deadline - CULL_IDLE_S - 3 * CULL_EVERY_S - 60))
-        # the open page's kernel survived the idle time: its slider still moves the sentence
-        slider = slider_widget(keep, "GPUs in the job").first
-        handle = slider.locator(".noUi-handle").first
-        before = keep.locator(".course-result").first.inner_text()
-        handle.focus()
-        handle.press("ArrowRight")
-        expect(keep.locator(".course-result").first).not_to_have_text(before, timeout=45_000)
-    except Exception:
-        _failure_evidence(keep, "voila-culling", voila)
-        raise
-    finally:
-        keep.close()
-    print(f"kernels after each of {loads + 1} page loads: {counts}; {left} left {waited} s after the last load")
-    assert left == 1, f"kernels of closed pages not culled: {left} left (counts {counts})"
-    assert not browser.attempted, f"the app asked other hosts: {browser.attempted[:5]}"
 
 
 # ---------------------------------------------------------------- the drill and the exercises in JupyterLab
@@ -410,13 +314,14 @@ DRILL_EXERCISE = "exercises/12-interview-drill-ex.ipynb"
 
 
 @pytest.mark.browser
-def test_jupyterlab_drill_hides_the_model_answers_until_the_candidate_answers(servers, browser):
+@pytest.mark.xdist_group("lab")
+def test_jupyterlab_drill_hides_the_model_answers_until_the_candidate_answers(lab_server, browser):
     """Opened as committed, every model answer is folded; a candidate's my_answer, run, stands above the model answer."""
     from playwright.sync_api import expect
 
     from course_lib import drill
 
-    lab = servers["lab"]
+    lab = lab_server
     notebook_bytes = (REPO / DRILL).read_bytes()
     page = browser.new_page()
     try:
@@ -451,7 +356,7 @@ def test_jupyterlab_drill_hides_the_model_answers_until_the_candidate_answers(se
         cell.scroll_into_view_if_needed()
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab-drill.png"))
     except Exception:
-        _failure_evidence(page, "jupyterlab-drill", servers["lab"])
+        failure_evidence(page, "jupyterlab-drill", lab_server)
         raise
     finally:
         page.close()
@@ -459,11 +364,12 @@ def test_jupyterlab_drill_hides_the_model_answers_until_the_candidate_answers(se
 
 
 @pytest.mark.browser
-def test_jupyterlab_shows_every_heading_task_and_hint_of_exercise_12(servers, browser):
+@pytest.mark.xdist_group("lab")
+def test_jupyterlab_shows_every_heading_task_and_hint_of_exercise_12(lab_server, browser):
     """Exercise 12's headings 2 and 3 were folded inside the previous exercise's Why; now none is."""
     import nbformat
 
-    lab = servers["lab"]
+    lab = lab_server
     nb = nbformat.read(REPO / DRILL_EXERCISE, as_version=4)
     headings = [line.lstrip("#").strip() for c in nb.cells if c.cell_type == "markdown"
                 for line in c.source.splitlines() if line.startswith("## ")]
@@ -487,7 +393,7 @@ def test_jupyterlab_shows_every_heading_task_and_hint_of_exercise_12(servers, br
         assert all("The Why's own code" in t for t in placeholders.all_inner_texts()), placeholders.all_inner_texts()
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab-exercise-12.png"))
     except Exception:
-        _failure_evidence(page, "jupyterlab-exercise-12", servers["lab"])
+        failure_evidence(page, "jupyterlab-exercise-12", lab_server)
         raise
     finally:
         page.close()
@@ -520,11 +426,12 @@ def _answered_exercise(dest: Path) -> Path:
 
 
 @pytest.mark.browser
-def test_exercise_verdict_reads_not_yet_then_correct(servers, browser):
+@pytest.mark.xdist_group("lab")
+def test_exercise_verdict_reads_not_yet_then_correct(lab_server, browser):
     """In JupyterLab: a wrong answer's verdict says it is not yet right (in words, in colour); a right one says Correct."""
     from playwright.sync_api import expect
 
-    lab = servers["lab"]
+    lab = lab_server
     nb = _answered_exercise(REPO / "build" / "browser-test" / "04-exercise-answered.ipynb")  # build/ is git-ignored
     page = browser.new_page()
     try:
@@ -541,7 +448,7 @@ def test_exercise_verdict_reads_not_yet_then_correct(servers, browser):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "exercise-wrong-answer.png"))
     except Exception:
-        _failure_evidence(page, "exercise", servers["lab"])
+        failure_evidence(page, "exercise", lab_server)
         raise
     finally:
         page.close()
