@@ -1,8 +1,6 @@
 # The course's commands. Each target creates .venv when it is missing and installs the
 # package with its dev extras into it (torch pinned to the 2.13.0 CPU build first, so
-# nothing can pull an unpinned CUDA torch). --no-compile: Python compiles a module when it is
-# first imported instead of pip compiling every file of every package at install (torch alone:
-# 23 s to install with, 10 s without, here).
+# nothing can pull an unpinned CUDA torch).
 PY ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,8 +14,8 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile torch==2.13.0
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
 ## make course: execute every notebook in order (papermill) into build/notebooks, build the course
