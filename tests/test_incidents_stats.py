@@ -18,6 +18,7 @@ from scipy import stats
 from course_lib.incidents import analysis as an
 from course_lib.incidents import synthetic_log
 from course_lib.incidents.schema import IncidentLog
+from poisson_by_hand import poisson_cdf_by_sum, spares_by_search  # the spare pool's reference, by hand
 
 FLEET = an.Fleet(400, 8)
 TRACE_LIKE = dict(n_nodes=400, days=348.0, rate_per_node_day=3.4e-3)  # about the trace's size and rate
@@ -514,23 +515,6 @@ def test_repair_times_by_hand():
         an.repair_times(hand_log([], (0.0, 10.0)))
     with pytest.raises(ValueError, match="confidence"):
         an.repair_times(log, confidence=1.0)
-
-
-def poisson_cdf_by_sum(k, mu):
-    """P(N <= k) for N ~ Poisson(mu), summed term by term (no scipy: the reference the spare pool is checked against)."""
-    term, total = math.exp(-mu), 0.0
-    for j in range(k + 1):
-        total += term
-        term *= mu / (j + 1)
-    return total
-
-
-def spares_by_search(mu, q):
-    """The smallest s with P(N <= s - 1) >= q, N ~ Poisson(mu): searched upwards from 1."""
-    s = 1
-    while poisson_cdf_by_sum(s - 1, mu) < q:
-        s += 1
-    return s
 
 
 def test_spare_pool_by_hand():

@@ -19,6 +19,7 @@ from course_lib.__main__ import main
 from course_lib.answer import answer
 from course_lib.incidents import analysis as an
 from course_lib.incidents.report import scenario_for_log
+from poisson_by_hand import poisson_cdf_by_sum, spares_by_search  # the spare pool's reference, by hand
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACE = ROOT / "data" / "infinitehbd_fault_trace.json"
@@ -35,23 +36,6 @@ def result():
 # GPUs a server; each fault_end closes its node's open fault_start of the same cause (every end in this trace has
 # one); the window runs from day 0 to the last event.
 SERVERS, GPUS_PER_SERVER = 400, 8
-
-
-def _poisson_cdf(k, mu):
-    """P(N <= k), N ~ Poisson(mu), summed term by term."""
-    term, total = math.exp(-mu), 0.0
-    for j in range(k + 1):
-        total += term
-        term *= mu / (j + 1)
-    return total
-
-
-def _spares(mu, q):
-    """The smallest s with P(N <= s - 1) >= q, searched upwards."""
-    s = 1
-    while _poisson_cdf(s - 1, mu) < q:
-        s += 1
-    return s
 
 
 def _busy_at_faults(starts, durs, T):
@@ -110,7 +94,7 @@ def _lemon(ref, split=0.5, false_flag=0.01):
         before[node] += t0 < split_day
     mean = sum(before.values()) / SERVERS
     k = 2
-    while 1 - _poisson_cdf(k - 1, mean) > false_flag:
+    while 1 - poisson_cdf_by_sum(k - 1, mean) > false_flag:
         k += 1
     removed = {node for node, c in before.items() if c >= k}
     later = [f for f in ref["intr"] if f[1] >= split_day]
@@ -226,7 +210,7 @@ def test_the_answer_for_the_trace_adds_up(result, ref):
     assert (rows["faults"], rows["interruptions"], rows["fleet_nodes"], rows["nodes_with_fault"]) == (584, 480, 400, 231)
     assert rows["rate_per_gpu_day"] == pytest.approx(ref["rate"], rel=1e-12)
     assert rows["rate_all_per_gpu_day"] == pytest.approx(584 / (3200 * T), rel=1e-12)
-    assert result.spares_poisson == _spares(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
+    assert result.spares_poisson == spares_by_search(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
     assert result.spares_replay == _replay(ref, 512)
     assert result.spare_cost_min_per_day == pytest.approx(result.spares_poisson * 8 / 4096 * 1440)
     text = result.text
@@ -255,7 +239,7 @@ def test_the_measured_numbers_other_modules_take(result, ref):
     assert (rep.repeats, rep.total, rep.within_days) == (k, n, 7.0) and rep.poisson_share == pytest.approx(poisson, rel=1e-12)
     assert rep.low > rep.poisson_share  # nodes that just failed fail again
     pool = inc.trace_spare_pool(4096)
-    assert pool.poisson == _spares(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
+    assert pool.poisson == spares_by_search(ref["rate"] * 8 * 512 * ref["mean_repair"], 0.99)
     assert pool.replay == _replay(ref, 512)
 
 
@@ -377,13 +361,13 @@ def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes(ref):
     mean_repair = ref["mean_repair"]  # every interruption of the trace is repaired within it: the plain mean
     for gpus, nodes in ((4096, 512), (4100, 513)):  # a part-filled server is a whole server: ceil(4100 / 8) = 513
         pool = inc.trace_spare_pool(gpus)
-        assert pool.poisson == _spares(per_node_day * nodes * mean_repair, 0.99)
+        assert pool.poisson == spares_by_search(per_node_day * nodes * mean_repair, 0.99)
         assert pool.replay == _replay(ref, nodes)
         assert pool == (pool.poisson, pool.replay)
     # the whole fleet (400 servers): the replay is the trace itself, no draw
     whole = inc.trace_spare_pool(3200)
-    assert whole == (_spares(per_node_day * 400 * mean_repair, 0.99), _replay(ref, 400))
+    assert whole == (spares_by_search(per_node_day * 400 * mean_repair, 0.99), _replay(ref, 400))
     # the defaults: a 4,096-GPU job, a free spare 99 % of the time
-    assert inc.trace_spare_pool() == (_spares(per_node_day * 512 * mean_repair, 0.99), _replay(ref, 512))
-    assert inc.trace_spare_pool(4096, 0.5).poisson == _spares(per_node_day * 512 * mean_repair, 0.5)
+    assert inc.trace_spare_pool() == (spares_by_search(per_node_day * 512 * mean_repair, 0.99), _replay(ref, 512))
+    assert inc.trace_spare_pool(4096, 0.5).poisson == spares_by_search(per_node_day * 512 * mean_repair, 0.5)
     assert inc.trace_spare_pool(4096, 0.5).poisson < inc.trace_spare_pool(4096, 0.999).poisson
