@@ -371,3 +371,14 @@ def test_the_spare_pool_is_poissons_quantile_over_the_jobs_nodes(ref):
     assert inc.trace_spare_pool() == (spares_by_search(per_node_day * 512 * mean_repair, 0.99), _replay(ref, 512))
     assert inc.trace_spare_pool(4096, 0.5).poisson == spares_by_search(per_node_day * 512 * mean_repair, 0.5)
     assert inc.trace_spare_pool(4096, 0.5).poisson < inc.trace_spare_pool(4096, 0.999).poisson
+
+
+@pytest.mark.parametrize("fmt", ["infinitehbd", "sacct", "csv"])  # the CLI's formats
+def test_the_cli_names_a_binary_log_and_says_it_is_not_a_text_export(capsys, tmp_path, fmt):
+    binary = tmp_path / "trace.gz"
+    binary.write_bytes(b"\x1f\x8b\x08\x00\xd2\x00\xff" * 4)  # a gzip header: what a compressed export starts with
+    code = main(["--log", str(binary), "--format", fmt, "--nodes", "4"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert str(binary) in err and f"not a text export of the {fmt} format" in err
+    assert "0x8b at offset 1" in err  # 0x1f is ASCII; 0x8b is the first byte UTF-8 cannot start a character with

@@ -78,7 +78,10 @@ def run_log(ns, prog: str, scenario_from_args) -> int:
         log = read_log(ns.log, ns.format, **options)
     except FileNotFoundError:
         return fail(f"argument --log: no such file {ns.log!r}")
-    except (LogFormatError, ValueError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:  # a binary file, or a text file in another encoding: say which file and why
+        return fail(f"argument --log: {ns.log} is not a text export of the {ns.format} format (UTF-8): byte "
+                    f"0x{exc.object[exc.start]:02x} at offset {exc.start} cannot be read as text")
+    except (LogFormatError, ValueError) as exc:
         return fail(f"argument --log: {exc}")
     try:
         fleet = Fleet(ns.nodes, ns.gpus_per_node or 8)
