@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course site test lint suite culling pages unit nbval papermill browser lab app bench clean slurm-debs
+.PHONY: course site test lint suite culling pages unit nbval papermill browser lab app bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -22,31 +22,24 @@ $(STAMP): pyproject.toml
 ## website from them into build/site (open build/site/index.html), print the answer table.
 ## PARAMS="n_gpus=16384 rate_per_gpu_day=8.1e-4" runs the whole course for another scenario (any name of
 ## course_lib.scenario.PARAMETERS, the names of every notebook's parameters cell); FLEET=16384 is n_gpus alone.
-course: $(STAMP) slurm-debs
+course: $(STAMP)
 	$(BIN)/python scripts/run_course.py $(foreach p,$(PARAMS),--param $(p)) $(if $(FLEET),--param n_gpus=$(FLEET))
 
 ## make site: only the website, from the committed (already executed) notebooks (seconds).
 site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
-## make test: the Python install and, as root, Debian's Slurm packages (`slurm-debs`), side by side; the linter (pyflakes rules: unused imports, undefined names); then one xdist session (`suite`) of the unit and
+## make test: the linter (pyflakes rules: unused imports, undefined names); then one xdist session (`suite`) of the unit and
 ## property tests, strict nbval over notebooks/ and solutions/ and the papermill runs (the longest files start first,
 ## tests/conftest.py), and beside it the Voila culling test (`culling`: a browser test that mostly waits for the culler,
 ## so its wait overlaps the suite instead of holding a worker); then the other browser tests (`pages`, apart from the
 ## labs: their servers need the CPU the labs would take), on two workers by xdist group: JupyterLab, the Voila app, an
 ## exercise, and the website (built into a temp dir, served offline). Each part's output is printed when it ends.
 ## `make unit`, `make nbval`, `make papermill` and `make browser` run one part each.
-test:
-	$(MAKE) --no-print-directory -j2 $(STAMP) slurm-debs
+test: $(STAMP)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target suite culling
 	$(MAKE) --no-print-directory pages
-
-## make slurm-debs: Debian's Slurm, munge and MariaDB for the scheduler lab (notebook 15), installed when one is
-## missing and make runs as root (during make test, beside the Python install); otherwise it prints the apt command
-## and the scheduler tests skip (CI sets COURSE_REQUIRE_SLURM=1: there a skip is a failure).
-slurm-debs:
-	@bash scripts/install_slurm.sh
 
 LINTED := course_lib scripts tests benchmarks website notebooks/src solutions/src
 lint: $(STAMP)
