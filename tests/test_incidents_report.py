@@ -281,9 +281,6 @@ def test_no_spare_pool_without_a_measured_repair_time():
     assert math.isnan(report.analyse(opened, FLEET, policy=POLICY).repairs.mean_days)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="course_lib bug: a measured lemon factor of 0 (removal took every later interruption) reaches "
-                          "clamp_lemon_factor, whose check_positive refuses it, so answer_for_log raises")
 def test_a_lemon_removal_that_removes_every_later_interruption_still_gives_an_answer():
     c = ("Hardware Failure", "GPU", "GPU Lost")
     # a: 5, 10 (first half: 2 >= threshold 2, removed) and 40 (the only later one): factor 0 / 1 x 4 / 3 = 0
@@ -305,12 +302,12 @@ def _stand_in(analysis, **changes) -> report.LogAnswer:
         analysis,
         rate_all=RateEstimate(7, 60.0, 4, 8, 3.5e-3, 1.5e-3, 7.5e-3, 0.95),
         rate=RateEstimate(6, 60.0, 4, 8, 2.6e-3, 8.4e-4, 6.1e-3, 0.95),
-        dispersion=NS(ratio=2.4, p_value=0.3, zero_nodes=np.int64(1), zero_expected=1.2),
+        dispersion=NS(ratio=2.4, p_value=0.03, zero_nodes=np.int64(1), zero_expected=1.2),
         negbin=NS(shape=2.0, shape_low=0.5, shape_high=9.0, rate_cv=0.7),
         worst=NS(fractions=(0.01, 0.05, 0.9), nodes=(1, 1, 4), observed=(0.5, 0.5, 0.6), poisson=(0.2, 0.25, 0.3)),
         lemon=NS(threshold=3, n_removed=1, capacity_removed=0.25, factor=0.8, factor_low=0.5, factor_high=1.2),
         repeat=NS(share=0.4, poisson_share=0.3), repeat_week=NS(share=0.1, poisson_share=0.05),
-        bursts=NS(gap_cv=1.5, window_min=5.0, coincident_share=0.2, chance_share=0.01, at_least=4,
+        bursts=NS(gap_cv=1.5, gap_cv_sd=0.1, window_min=5.0, coincident_share=0.2, coincident_low=0.1, chance_share=0.01, at_least=4,
                   p_at_least_observed=0.05, p_at_least_poisson=0.001),
         monthly=NS(first_ratio=1.5, p_value=0.04),
         repairs=NS(median_days=0.5, p90_days=2.0, mean_days=0.75, censored=1),
@@ -332,7 +329,7 @@ EXPECTED_ROWS = {
     "fleet_nodes": 4, "nodes_with_fault": 3, "faults": 7, "share_hardware_failure": 100 * 6 / 7, "share_test": 100 / 7,
     "interruptions": 6, "rate_all_per_gpu_day": 3.5e-3, "rate_per_gpu_day": 2.6e-3, "rate_low": 8.4e-4, "rate_high": 6.1e-3,
     "rate_llama3": 419 / (16384 * 54),  # [@llama3] section 3.3.4: 419 unexpected interruptions, 16,384 GPUs, 54 days
-    "dispersion_ratio": 2.4, "dispersion_p": 0.3, "zero_nodes": 1, "zero_nodes_poisson": 1.2,
+    "dispersion_ratio": 2.4, "dispersion_p": 0.03, "zero_nodes": 1, "zero_nodes_poisson": 1.2,
     "negbin_shape": 2.0, "negbin_shape_low": 0.5, "negbin_shape_high": 9.0, "node_rate_cv": 0.7,
     "worst_1pct_share": 50.0, "worst_1pct_poisson": 20.0, "worst_5pct_share": 50.0, "worst_5pct_poisson": 25.0,
     "worst_90pct_share": 60.0, "worst_90pct_poisson": 30.0,
@@ -427,7 +424,7 @@ def test_text_tells_the_logs_story_with_its_numbers(analysis):
     assert ans.text == (
         "6 of the log's 7 faults interrupt a job (the course's classes); on 4 nodes x 8 GPUs over 60 days that is "
         "2.60e-03 per GPU-day (95 % interval 8.40e-04 to 6.10e-03). "
-        "The nodes are not identical: their counts have 2.4 times the Poisson variance (p = 0.3) and the worst 90 % of "
+        "The nodes are not identical: their counts have 2.4 times the Poisson variance (p = 0.03) and the worst 90 % of "
         "nodes carry 60% of the interruptions (30% if identical). "
         "Yet removing the 1 nodes with 3 or more in the first half (25.0% of the capacity) changes the second half's "
         "rate by x 0.80 (interval 0.50 to 1.20): out of sample, past lemons are not the future's. "
@@ -490,8 +487,85 @@ def test_the_records_cannot_be_changed_after_the_fact(ans60):
         ans60.analysis.rate = None
 
 
-@pytest.mark.xfail(strict=True, reason="course_lib bug: LogAnswer.text says '99 %' whatever spare_quantile the pool was sized "
-                   "for (and '95 % interval' whatever the rate's confidence)")
 def test_text_names_the_quantile_the_spare_pool_was_sized_for(analysis):
     text = _stand_in(analysis, spare_quantile=0.9).text
     assert "to find one free 90 % of the time" in text
+
+
+def _disp(p):
+    return NS(ratio=2.4, p_value=p, zero_nodes=np.int64(1), zero_expected=1.2)
+
+
+def _bursts(gap_cv, sd, low, chance=0.01):
+    return NS(gap_cv=gap_cv, gap_cv_sd=sd, window_min=5.0, coincident_share=0.2, coincident_low=low, chance_share=chance,
+              at_least=4, p_at_least_observed=0.05, p_at_least_poisson=0.001)
+
+
+@pytest.mark.parametrize("p, differ", [(0.03, True), (0.05, False), (0.3, False)])
+def test_text_says_the_nodes_differ_only_when_the_dispersion_test_rejects_poisson_at_5_percent(analysis, p, differ):
+    text = _stand_in(analysis, dispersion=_disp(p)).text
+    assert ("The nodes are not identical: their counts" in text) is differ
+    assert ("Nothing here says the nodes differ: their counts" in text) is not differ
+
+
+@pytest.mark.parametrize("p, steady", [(0.04, False), (0.05, True), (0.5, True)])
+def test_text_says_the_rate_is_not_stationary_only_below_5_percent(analysis, p, steady):
+    text = _stand_in(analysis, monthly=NS(first_ratio=1.5, p_value=p)).text
+    assert (f"One rate fits the 30-day periods (p = {p:.1g})." in text) is steady
+    assert ("Nor stationary" in text) is not steady
+
+
+# bursts: together when the gap CV is more than 2 standard errors above Poisson's 1 (by hand: 1 + 2 x 0.1 = 1.2),
+# or when the coincident share's interval lies above the chance share
+@pytest.mark.parametrize("gap_cv, sd, low, together", [
+    (1.5, 0.1, 0.0, True),     # CV 1.5 > 1.2
+    (1.2, 0.1, 0.01, False),   # CV at 1.2 exactly, the coincident interval reaching chance: independent
+    (1.25, 0.1, 0.0, True),    # just above 1.2
+    (1.25, 0.2, 0.0, False),   # 1 + 2 x 0.2 = 1.4: within the spread
+    (0.9, 0.1, 0.02, True),    # the CV says nothing, the coincident share does
+])
+def test_text_says_faults_come_together_only_beyond_poissons_spread(analysis, gap_cv, sd, low, together):
+    text = _stand_in(analysis, bursts=_bursts(gap_cv, sd, low)).text
+    assert ("Faults are not independent: the inter-arrival CV" in text) is together
+    assert ("Nothing here shows faults coming together" in text) is not together
+
+
+def test_node_events_that_name_more_nodes_than_the_fleet_are_refused():
+    c = ("Slurm node", "DOWN", "Not responding")
+    events = IncidentLog.build([1.0, 2.0, 3.0], [1.5, 2.5, 3.5], ["n1", "n2", "n3"], [c, c, c], window=(0.0, 10.0),
+                               format="slurm-events")
+    job = IncidentLog.build([1.0], [1.1], ["n1"], [("Slurm", "NODE_FAIL", "exit 0:0")], window=(0.0, 10.0), format="sacct")
+    with pytest.raises(ValueError, match=r"fleet.n_nodes must be >= the 3 distinct nodes in the node events \(got 2\)"):
+        report.analyse(job, Fleet(2, 8), node_events=events)
+    assert report.analyse(job, Fleet(3, 8), node_events=events).node_log is not None
+
+
+def test_the_measured_reschedule_rows_and_sentence_with_and_without_the_answers_scenario(analysis):
+    rs = report.Reschedule(np.array([120.0, 150.0, 600.0, 60.0]), 1)
+    # by hand: sorted 60, 120, 150, 600; the median (120 + 150) / 2 = 135; q = 0.1 at position 0.3: 60 + 0.3 x 60 = 78;
+    # q = 0.9 at position 2.7: 150 + 0.7 x 450 = 465
+    with_scen = _stand_in(analysis, reschedule=rs, job_answer=NS(**vars(_answer_ns(64, 0.16, 0.2, 0.03, 0.015)),
+                                                                 scenario=NS(reschedule_min=2.79)))
+    d = with_scen.as_dict()
+    assert [d[k]["value"] for k in ("reschedule_count", "reschedule_median_s", "reschedule_p10_s", "reschedule_p90_s",
+                                    "reschedule_min_s", "reschedule_max_s", "reschedule_open")] == pytest.approx(
+        [4, 135.0, 78.0, 465.0, 60.0, 600.0, 1])
+    assert d["reschedule_assumed_min"]["value"] == 2.79
+    assert ("Slurm's accounting times the reschedule, End of the failed attempt to Start of the next: 135 s at the median "
+            "over 4 requeues (shortest 60 s, longest 600 s), measured, 1 more not rescheduled before the log ends. That is "
+            "the scheduler's share only (the job's own start-up comes after its Start): the answer keeps the course's "
+            "reschedule stage of 2.79 min (assumed).") in with_scen.text
+    bare = _stand_in(analysis, reschedule=report.Reschedule(np.array([120.0]), 0))
+    assert "reschedule_assumed_min" not in bare.as_dict()
+    assert "(the job's own start-up comes after its Start). " in bare.text and "more not rescheduled" not in bare.text
+
+
+def test_only_a_sacct_log_with_several_nodes_an_interruption_is_job_level():
+    c = ("Slurm", "NODE_FAIL", "exit 0:0")
+    assert report.node_attribution(IncidentLog.build([], [], [], window=(0.0, 1.0), format="sacct")) is None
+    small_then_large = IncidentLog.build([1.0, 2.0], [1.1, 2.1], ["n[1-2]", "n[1-4]"], [c, c], window=(0.0, 10.0), format="sacct")
+    assert "(4 in its largest attempt)" in report.node_attribution(small_then_large)
+    # the job's size is its largest attempt's: 4 nodes, so a fleet of 3 is refused and one of 4 rated
+    with pytest.raises(ValueError, match=r"the 4 nodes the log's largest attempt ran on \(got 3\)"):
+        report.analyse(small_then_large, Fleet(3, 8))
+    assert report.analyse(small_then_large, Fleet(4, 8)).rate.rate_per_gpu_day == pytest.approx(2 / (4 * 8 * 10))

@@ -18,13 +18,14 @@ One idea per module:
 numpy and scipy only: no plotting (figures: :mod:`course_lib.plots.incidents`), no torch.
 """
 from .analysis import Fleet
-from .readers import FORMATS, read_csv, read_infinitehbd, read_lab_events, read_log, read_sacct
-from .report import LogAnalysis, LogAnswer, analyse, answer_for_log, scenario_for_log
+from .readers import FORMATS, EmptyLogError, read_csv, read_infinitehbd, read_lab_events, read_log, read_sacct, read_slurm_events
+from .report import LogAnalysis, LogAnswer, Reschedule, analyse, answer_for_log, node_attribution, reschedule_times, scenario_for_log
 from .schema import STAGES, IncidentLog, LogFormatError, ReadReport, stage_seconds, write_csv
 from .synthetic import synthetic_log
 from .trace import lab_example, load_trace, trace_path, trace_fleet, trace_interruptions, trace_lemon_removal, trace_repeat_fault_share, trace_spare_pool
 
-__all__ = ["Fleet", "FORMATS", "read_log", "read_infinitehbd", "read_sacct", "read_csv", "read_lab_events", "LogAnalysis",
+__all__ = ["Fleet", "FORMATS", "read_log", "read_infinitehbd", "read_sacct", "read_slurm_events", "read_csv", "read_lab_events", "EmptyLogError",
+           "Reschedule", "reschedule_times", "node_attribution", "LogAnalysis",
            "LogAnswer", "analyse", "answer_for_log", "scenario_for_log", "STAGES", "IncidentLog", "LogFormatError",
            "ReadReport", "stage_seconds", "write_csv", "synthetic_log", "lab_example", "trace_path", "load_trace", "trace_fleet", "trace_interruptions",
            "trace_lemon_removal", "trace_repeat_fault_share", "trace_spare_pool"]

@@ -1,19 +1,25 @@
-"""Readers: a fault log in four formats, into the schema of :mod:`course_lib.incidents.schema` (notebook 13).
+"""Readers: a fault log in five formats, into the schema of :mod:`course_lib.incidents.schema` (notebook 13).
 
 - :func:`read_infinitehbd`: the InfiniteHBD trace's JSON (``fault_start`` / ``fault_end`` events per
   node; each end is paired with its node's open start of the same cause, else its oldest open one);
 - :func:`read_sacct`: a Slurm ``sacct --parsable2`` export (``|``-separated, a header line; columns
   JobID, State, Start, End, NodeList and, if present, ExitCode). NODE_FAIL, FAILED and REQUEUED rows
   are interruptions; with ``sacct --duplicates`` a requeued job has one row per attempt, and the
-  requeue chain closes each interruption at the next attempt's Start (the job running again);
+  requeue chain closes each interruption at the next attempt's Start (the job running again): its
+  length is the scheduler's reschedule (:func:`course_lib.incidents.report.reschedule_times`);
+- :func:`read_slurm_events`: Slurm's node events, ``sacctmgr show event --parsable2`` (a node set
+  DOWN, DRAIN or FAIL, with its reason): one fault per node event, the per-node analyses' log;
 - :func:`read_csv`: the schema's own plain CSV (:data:`~course_lib.incidents.schema.CSV_COLUMNS`);
 - :func:`read_lab_events`: the JSON-lines event log the course's labs write (notebooks 07, 10, 11:
   ``t`` wall-clock seconds, ``ev``, ``rank``, ``gen``), one incident per ``inject`` with the stage
   timestamps read from the events that follow it.
 
 Every reader returns an :class:`~course_lib.incidents.schema.IncidentLog` whose ``report`` accounts
-for every row; the bad-input rules are in the schema's docstring. :func:`read_log` dispatches on a
-format name.
+for every row; the bad-input rules are in the schema's docstring. A file that is not UTF-8 text (a
+binary or compressed file) is a :class:`~course_lib.incidents.schema.LogFormatError` naming the file,
+the line of the first bad byte and the format it is not; a log with no rows and no window given is an
+:class:`EmptyLogError` (its hint names the ``window=`` argument, :meth:`EmptyLogError.cli_message` the
+CLI's ``--window``). :func:`read_log` dispatches on a format name.
 """
 from __future__ import annotations
 
@@ -31,19 +37,75 @@ import numpy as np
 
 from .schema import CSV_COLUMNS, SECONDS_PER_DAY, STAGES, UNKNOWN, IncidentLog, LogFormatError, ReadReport, default_window
 
-__all__ = ["FORMATS", "read_log", "read_infinitehbd", "write_infinitehbd", "read_sacct", "read_csv", "read_lab_events", "expand_hostlist",
-           "parse_time", "SLURM_STATES", "INTERRUPTION_STATES"]
+__all__ = ["FORMATS", "read_log", "read_infinitehbd", "write_infinitehbd", "read_sacct", "read_slurm_events", "read_csv",
+           "read_lab_events", "expand_hostlist", "parse_time", "SLURM_STATES", "INTERRUPTION_STATES", "NODE_STATES",
+           "NODE_FAULT_STATES", "EVENTS_REQUIRED", "EmptyLogError", "MAX_DAYS"]
 
-FORMATS = ("infinitehbd", "sacct", "csv", "lab")
+FORMATS = ("infinitehbd", "sacct", "slurm-events", "csv", "lab")
 ERRORS = ("raise", "reject")
+#: The largest time in days a log may hold (274 years): a larger one is a unit error (seconds read as
+#: days), and would make the window so long that every rate rounds to zero.
+MAX_DAYS = 100_000.0
+#: What each format is, for the message about a file that is not text.
+_WHAT = {"infinitehbd": "the InfiniteHBD trace's JSON", "sacct": "a Slurm sacct --parsable2 export",
+         "slurm-events": "a Slurm sacctmgr show event --parsable2 export", "csv": "the course's CSV schema",
+         "lab": "a lab's JSON-lines event log"}
 
 
 def read_log(path, format: str, **options) -> IncidentLog:
     """Read ``path`` in ``format`` (one of :data:`FORMATS`); ``options`` go to that format's reader."""
-    readers = {"infinitehbd": read_infinitehbd, "sacct": read_sacct, "csv": read_csv, "lab": read_lab_events}
+    readers = {"infinitehbd": read_infinitehbd, "sacct": read_sacct, "slurm-events": read_slurm_events, "csv": read_csv,
+               "lab": read_lab_events}
     if format not in readers:
         raise ValueError(f"format must be one of {list(FORMATS)} (got {format!r})")
     return readers[format](path, **options)
+
+
+class EmptyLogError(ValueError):
+    """A log with nothing to rate and no window given: its message says to give ``window=(first day, last day)``.
+
+    ``file`` and ``what`` (what the file holds none of) let the CLI say the same with its own flag
+    (:meth:`cli_message`).
+    """
+
+    def __init__(self, file, what: str, extra: str = ""):
+        self.file, self.what, self.extra = str(file), what, extra
+        super().__init__(self._message("window=(first day, last day)"))
+
+    def _message(self, how: str) -> str:
+        return f"{Path(self.file).name} holds no {self.what}: give {how}{self.extra} to rate it"
+
+    def cli_message(self) -> str:
+        """The same message for the command line: ``--window FIRST_DAY LAST_DAY`` instead of the Python argument."""
+        return self._message("--window FIRST_DAY LAST_DAY")
+
+
+def _not_text(path, format: str, raw: bytes | None = None) -> LogFormatError | None:
+    """The error for a file that is not UTF-8 text (None if it is): the line and offset of its first bad byte, and what it is not.
+
+    A byte UTF-8 cannot decode, or a NUL (binary files and UTF-16 exports hold them; text exports never).
+    """
+    raw = Path(path).read_bytes() if raw is None else raw
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        pos = exc.start
+    else:
+        pos = raw.find(b"\x00")
+        if pos < 0:
+            return None
+    return LogFormatError(path, raw.count(b"\n", 0, pos) + 1, "(encoding)", f"not a text export of the {format} format "
+                          f"({_WHAT[format]}): byte 0x{raw[pos]:02x} at offset {pos:,} cannot be read as UTF-8 text (a binary "
+                          f"or compressed file, or UTF-16?)")
+
+
+def _read_text(path, format: str) -> str:
+    """The file's text (UTF-8), or the :func:`_not_text` error."""
+    raw = Path(path).read_bytes()
+    bad = _not_text(path, format, raw)
+    if bad is not None:
+        raise bad
+    return raw.decode("utf-8")
 
 
 class _Rows:
@@ -76,9 +138,9 @@ def _json_element_lines(text: str):
         if not cache:
             newlines = [m.start() for m in re.finditer("\n", text)]
             depth, starts = 0, []
-            for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|,', text):
+            for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|,|[-\w.+]+', text):
                 tok = m.group()
-                if tok[0] == '"':
+                if tok[0] not in '[]{},':  # a string, a number, true, false, null (NaN, Infinity): an element of its own
                     if depth == 1 and (not starts or starts[-1][1]):
                         starts.append([m.start(), False])
                     continue
@@ -113,7 +175,7 @@ def read_infinitehbd(path, *, window=None, errors: str = "raise") -> IncidentLog
     path = Path(path)
     report = ReadReport(source=str(path))
     rows = _Rows(path, errors, report)
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path, "infinitehbd")
     line_of = _json_element_lines(text)
     try:
         events = json.loads(text) if text.strip() else []
@@ -131,8 +193,9 @@ def read_infinitehbd(path, *, window=None, errors: str = "raise") -> IncidentLog
         if not isinstance(node, str) or not node.strip():
             rows.bad(line_of(i), "node_id", f"must be a non-empty string (got {node!r})")
             continue
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
-            rows.bad(line_of(i), "event_time", f"must be a finite number of days >= 0 (got {t!r})")
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= MAX_DAYS:
+            rows.bad(line_of(i), "event_time", f"must be a finite number of days >= 0 and at most {MAX_DAYS:,.0f} (274 years: "
+                     f"more is a unit error) (got {t!r})")
             continue
         if kind not in ("fault_start", "fault_end"):
             rows.bad(line_of(i), "event_type", f"must be 'fault_start' or 'fault_end' (got {kind!r})")
@@ -212,7 +275,7 @@ def _pair(kept, report: ReadReport, path, window, line_of) -> IncidentLog:
     report.check()
     if window is None:
         if not kept:
-            raise ValueError(f"{Path(path).name} holds no events: give window=(first day, last day) to rate a log with none")
+            raise EmptyLogError(path, "events")
         window = (0.0, max(k[0] for k in kept))
     return IncidentLog.build(starts, ends, nodes, causes, window=window, source=str(path), format="infinitehbd",
                              report=report)
@@ -307,27 +370,36 @@ def expand_hostlist(expr: str) -> list[str]:
 
 
 def read_sacct(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> IncidentLog:
-    """A ``sacct --parsable2`` export as interruptions (NODE_FAIL, FAILED, REQUEUED rows).
+    """A ``sacct --parsable2`` export as interruptions (NODE_FAIL, FAILED, REQUEUED rows), with the requeue chain.
 
     Export it with ``sacct --allusers --duplicates --parsable2 --format
-    JobID,State,Start,End,NodeList,ExitCode`` (``--duplicates``: one row per attempt of a requeued
-    job). Job steps (``123.batch``, ``123.0``) are ignored (the job's row counts); so are rows in
-    other states (a completed or cancelled job) and jobs that never started. An interruption's
-    ``start`` is its row's End (when that attempt stopped); its ``end`` is the Start of the same
-    job's next attempt (the requeue chain: the job running again), NaN if there is none (noted).
-    ``node`` is the row's NodeList (sacct does not say which of its nodes failed), cause
-    ("Slurm", State, ExitCode). tz: the time zone of naive times (see :func:`parse_time`). Days
-    count from the earliest Start; ``origin`` is that time in UTC.
+    JobID,State,Start,End,NodeList,ExitCode`` (``--duplicates``, ``-D``: one row per attempt of a
+    requeued job; other columns may come too). Job steps (``123.batch``, ``123.0``) are ignored (the
+    job's row counts); so are rows in other states (a completed or cancelled job) and jobs that
+    never started (Start ``Unknown`` or ``None``).
+
+    The requeue chain: a job's attempts (its rows) in order of Start. One job runs one attempt at a
+    time, so an attempt that starts before the previous one ended, or follows one that never ended
+    (End ``Unknown``), is malformed (its ``Start``, or the earlier one's ``End``: two jobs under one
+    JobID, or a clock step). An interruption's ``start`` is its attempt's End (when Slurm stopped
+    it); its ``end`` is the next attempt's Start (the job running again), so ``end - start`` is the
+    scheduler's reschedule (requeue, the wait before the job may start again, the allocation); an
+    interruption with no later attempt in the log stays open (noted), one without an End is
+    rejected. ``node`` is the row's NodeList (Slurm's hostlist, checked): for a job on several nodes
+    sacct does not say which one failed (noted; the node events do, :func:`read_slurm_events`). cause
+    ("Slurm", State, ExitCode). tz: the time zone of naive times (sacct prints the local time of the
+    machine that ran it; see :func:`parse_time`). Days count from the earliest Start; ``origin`` is
+    that time in UTC.
     """
     path = Path(path)
     report = ReadReport(source=str(path))
     rows = _Rows(path, errors, report)
     zone = _zone(tz)
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = _read_text(path, "sacct").splitlines()
     body = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip()]
     if not body:
         if window is None:
-            raise ValueError(f"{path.name} holds no rows: give window=(first day, last day) to rate a log with none")
+            raise EmptyLogError(path, "rows")
         return IncidentLog.build([], [], [], window=window, source=str(path), format="sacct", report=report)
     header_line, header = body[0][0], body[0][1].split("|")
     missing = [c for c in SACCT_REQUIRED if c not in header]
@@ -341,7 +413,7 @@ def read_sacct(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> 
     for n, ln in body[1:]:
         cells = ln.split("|")
         if len(cells) != len(header):
-            rows.bad(n, "(row)", f"has {len(cells)} fields, the header {len(header)} (is a field holding a '|'?)")
+            rows.bad(n, "(row)", f"has {len(cells)} fields, the header {len(header)} (a truncated row, or a field holding a '|'?)")
             continue
         jobid = cells[col["JobID"]].strip()
         if not re.fullmatch(r"\d+(_\d+|_\[[\d\-,%]+\])?(\+\d+)?(\.\w+)?", jobid):
@@ -358,17 +430,8 @@ def read_sacct(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> 
         if "ExitCode" in col and not re.fullmatch(r"\d+:\d+", exitcode):
             rows.bad(n, "ExitCode", f"must be EXIT:SIGNAL such as 0:0 or 1:9 (got {exitcode!r})")
             continue
-        times = []
-        for name in ("Start", "End"):
-            try:
-                t, note = parse_time(cells[col[name]], zone)
-            except ValueError as exc:
-                rows.bad(n, name, str(exc))
-                break
-            if note:
-                report.note(note, n)
-            times.append(t)
-        if len(times) < 2:
+        times = _times(rows, report, n, cells, col, ("Start", "End"), zone)
+        if times is None:
             continue
         start, end = times
         if math.isnan(start):
@@ -377,45 +440,55 @@ def read_sacct(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> 
         if not math.isnan(end) and end < start:
             rows.bad(n, "End", f"is before Start ({cells[col['End']]!r} < {cells[col['Start']]!r})")
             continue
-        key = (jobid, state, start, end, cells[col["NodeList"]].strip())
+        nodelist = cells[col["NodeList"]].strip()
+        try:
+            hosts = len(expand_hostlist(nodelist))
+        except ValueError as exc:
+            rows.bad(n, "NodeList", f"must be a Slurm hostlist such as gpu[001-004] ({exc})")
+            continue
+        key = (jobid, state, start, end, nodelist)
         if key in seen:
             report.reject("duplicate row (same job, state, times and nodes as an earlier one)", n)
             continue
         seen.add(key)
-        jobs.setdefault(jobid, []).append({"line": n, "state": state, "start": start, "end": end,
-                                           "nodes": cells[col["NodeList"]].strip(), "exit": exitcode})
-    every = [a for attempts in jobs.values() for a in attempts]
+        jobs.setdefault(jobid, []).append({"line": n, "state": state, "start": start, "end": end, "nodes": nodelist,
+                                           "hosts": hosts, "exit": exitcode, "Start": cells[col["Start"]].strip(),
+                                           "End": cells[col["End"]].strip()})
+    chains = {jobid: _chain(jobid, att, rows) for jobid, att in jobs.items()}
+    every = [a for chain in chains.values() for a in chain]
     if not every:
         report.check()
         if window is None:
-            raise ValueError(f"{path.name} holds no job that started: give window=(first day, last day) to rate it")
+            raise EmptyLogError(path, "job that started")
         return IncidentLog.build([], [], [], window=window, source=str(path), format="sacct", report=report)
     origin = min(a["start"] for a in every)
-    last = max(max(a["start"], a["end"] if not math.isnan(a["end"]) else a["start"]) for a in every)
+    last = max(a["start"] if math.isnan(a["end"]) else a["end"] for a in every)
     starts, ends, nodes, causes, job_ids, attempts = [], [], [], [], [], []
     used = 0
-    for jobid, att in jobs.items():
-        att.sort(key=lambda a: a["start"])
+    for jobid, chain in chains.items():
         closes_one = set()
-        for k, a in enumerate(att):
+        for k, a in enumerate(chain):
             if a["state"] not in INTERRUPTION_STATES:
                 continue
             if math.isnan(a["end"]):
                 report.reject(f"{a['state']} row without an End time (when did it stop?)", a["line"])
                 continue
-            nxt = att[k + 1] if k + 1 < len(att) else None
+            nxt = chain[k + 1] if k + 1 < len(chain) else None
             if nxt is None:
                 report.note(f"{a['state']} not requeued: no later attempt of the job in the log (restart time open)", a["line"])
             else:
                 closes_one.add(k + 1)
+            if a["hosts"] > 1:
+                report.note("interruption of a job on several nodes: sacct's NodeList names them all, not the one that failed",
+                            a["line"])
             starts.append((a["end"] - origin) / SECONDS_PER_DAY)
-            ends.append(math.nan if nxt is None else (max(nxt["start"], a["end"]) - origin) / SECONDS_PER_DAY)
+            ends.append(math.nan if nxt is None else (nxt["start"] - origin) / SECONDS_PER_DAY)
             nodes.append(a["nodes"] or UNKNOWN)
             causes.append(("Slurm", a["state"], f"exit {a['exit']}" if a["exit"] else UNKNOWN))
             job_ids.append(jobid.split("+")[0])
             attempts.append(k)
             used += 1
-        for k, a in enumerate(att):
+        for k, a in enumerate(chain):
             if a["state"] in INTERRUPTION_STATES:
                 continue
             if k in closes_one:
@@ -428,6 +501,166 @@ def read_sacct(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> 
         window = (0.0, (last - origin) / SECONDS_PER_DAY)
     return IncidentLog.build(starts, ends, nodes, causes, window=window, jobs=job_ids, attempt=attempts, origin=_iso(origin),
                              source=str(path), format="sacct", report=report)
+
+
+def _times(rows, report, n, cells, col, names, zone):
+    """The row's times in Unix seconds (NaN: Unknown/None), or None after a malformed one (reported by ``rows``)."""
+    times = []
+    for name in names:
+        try:
+            t, note = parse_time(cells[col[name]], zone)
+        except ValueError as exc:
+            rows.bad(n, name, str(exc))
+            return None
+        if note:
+            report.note(note, n)
+        times.append(t)
+    return times
+
+
+def _chain(jobid, attempts, rows) -> list:
+    """One job's attempts in order of Start, each after the previous one ended (an overlap is malformed: see read_sacct)."""
+    chain: list = []
+    for a in sorted(attempts, key=lambda a: a["start"]):
+        while chain:
+            p = chain[-1]
+            if math.isnan(p["end"]):
+                rows.bad(p["line"], "End", f"is {p['End']!r}, yet a later attempt of job {jobid} starts at {a['Start']} (line "
+                         f"{a['line']}): an attempt that never ended cannot be followed by another")
+                chain.pop()
+            elif a["start"] < p["end"]:
+                rows.bad(a["line"], "Start", f"is {a['Start']}, before the previous attempt of job {jobid} ended ({p['End']}, line "
+                         f"{p['line']}): one job's attempts cannot overlap (two jobs under one JobID, or a clock step?)")
+                a = None
+                break
+            else:
+                break
+        if a is not None:
+            chain.append(a)
+    return chain
+
+
+# ---------------------------------------------------------------------------------- Slurm node events
+#: Node states ``sacctmgr show event`` prints (Slurm's compact names, node_state_string_compact), without
+#: their flag suffix (``*`` not responding, ``$`` maintenance, ``@`` reboot, ``#`` powering up, ``~`` powered down).
+NODE_STATES = ("DOWN", "DRAIN", "DRNG", "FAIL", "FAILG", "MAINT", "BOOT", "CANC_R", "POW_DN", "POW_UP", "ALLOC", "COMP",
+               "IDLE", "MIX", "FUTR", "RESV", "NPC", "RESM", "UNK")
+#: The node states that are a fault of the node: set DOWN (not responding, or by hand), DRAIN (a health check,
+#: an admin) or FAIL; draining (DRNG, FAILG) while a job still runs on it counts the same.
+NODE_FAULT_STATES = ("DOWN", "DRAIN", "DRNG", "FAIL", "FAILG")
+EVENTS_REQUIRED = ("NodeName", "TimeStart", "TimeEnd", "State")
+
+
+def read_slurm_events(path, *, tz: str = "UTC", window=None, origin=None, errors: str = "raise") -> IncidentLog:
+    """Slurm's node events (``sacctmgr show event --parsable2``) as node faults, one per event.
+
+    Export them with ``sacctmgr show event --parsable2 All_Time Event=Node
+    format=Cluster,NodeName,Start,End,State,Reason,User`` (sacctmgr's own default columns; sacctmgr(1),
+    "LIST/SHOW EVENT FORMAT OPTIONS"): the header names Start and End ``TimeStart`` and ``TimeEnd``
+    (``Start`` and ``End`` are read too); NodeName, TimeStart, TimeEnd and State are required. A row
+    is the span a node spent in one state: ``start`` its TimeStart, ``end`` its TimeEnd (``Unknown``:
+    still in it when exported, end NaN, noted). States DOWN, DRAIN, DRNG, FAIL, FAILG (with any flag:
+    ``DOWN*`` is DOWN and not responding) are faults (:data:`NODE_FAULT_STATES`); other states of
+    :data:`NODE_STATES` (maintenance, reboot, power saving) are ignored, an unknown one is malformed. A
+    cluster event (no NodeName: the cluster's size changed) is ignored. The next event of a node that
+    starts before (or when) its previous one ended continues that fault (DOWN, then DRAIN before the
+    node came back): merged into one, noted. A Reason holding a ``|`` (sacctmgr does not escape it) is
+    joined back when the row has more fields than the header. cause ("Slurm node", base State, Reason
+    or ``Unknown``). tz: the zone of naive times (sacctmgr prints the local time of the machine that
+    ran it). Days count from ``origin`` (an ISO 8601 time or Unix seconds: pass the sacct log's
+    ``origin`` to put both on one clock), default the earliest TimeStart.
+    """
+    path = Path(path)
+    report = ReadReport(source=str(path))
+    rows = _Rows(path, errors, report)
+    zone = _zone(tz)
+    origin_s = None
+    if origin is not None:
+        try:
+            origin_s = parse_time(str(origin), zone)[0]
+        except ValueError as exc:
+            raise ValueError(f"origin {exc}") from None
+        if math.isnan(origin_s):
+            raise ValueError(f"origin must be a time (got {origin!r})")
+    lines = _read_text(path, "slurm-events").splitlines()
+    body = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip()]
+    if not body:
+        if window is None:
+            raise EmptyLogError(path, "rows")
+        return IncidentLog.build([], [], [], window=window, source=str(path), format="slurm-events", report=report)
+    header_line = body[0][0]
+    header = [{"Start": "TimeStart", "End": "TimeEnd"}.get(h.strip(), h.strip()) for h in body[0][1].split("|")]
+    missing = [c for c in EVENTS_REQUIRED if c not in header]
+    if missing:
+        raise LogFormatError(path, header_line, missing[0], f"column missing from the header (sacctmgr show event --parsable2 "
+                             f"format= must include NodeName, Start, End, State; got {', '.join(header)})")
+    col = {c: header.index(c) for c in header}
+    report.rows_read = len(body) - 1
+    kept, seen = [], set()
+    for n, ln in body[1:]:
+        cells = ln.split("|")
+        if len(cells) > len(header) and "Reason" in col:  # a reason with a '|' in it
+            r, extra = col["Reason"], len(cells) - len(header)
+            cells = cells[:r] + ["|".join(cells[r:r + extra + 1])] + cells[r + extra + 1:]
+            report.note("Reason holding a '|' (joined back)", n)
+        if len(cells) != len(header):
+            rows.bad(n, "(row)", f"has {len(cells)} fields, the header {len(header)} (a truncated row?)")
+            continue
+        node = cells[col["NodeName"]].strip()
+        if not node:
+            report.ignore("cluster event (no NodeName: the cluster's size changed, not a node fault)", n)
+            continue
+        raw_state = cells[col["State"]].strip()
+        state = raw_state.upper().rstrip("*$@#~+")
+        if state not in NODE_STATES:
+            rows.bad(n, "State", f"must be a Slurm node state, one of {', '.join(NODE_STATES)} with an optional flag * $ @ # ~ "
+                     f"(got {raw_state!r})")
+            continue
+        times = _times(rows, report, n, cells, col, ("TimeStart", "TimeEnd"), zone)
+        if times is None:
+            continue
+        start, end = times
+        if math.isnan(start):
+            rows.bad(n, "TimeStart", f"is {cells[col['TimeStart']].strip()!r}: every node event has its start")
+            continue
+        if not math.isnan(end) and end < start:
+            rows.bad(n, "TimeEnd", f"is before TimeStart ({cells[col['TimeEnd']].strip()!r} < {cells[col['TimeStart']].strip()!r})")
+            continue
+        if state not in NODE_FAULT_STATES:
+            report.ignore(f"not a node fault (state {state})", n)
+            continue
+        reason = cells[col["Reason"]].strip() if "Reason" in col else ""
+        key = (node, state, start)
+        if key in seen:
+            report.reject("duplicate event (same node, state and start as an earlier one)", n)
+            continue
+        seen.add(key)
+        kept.append({"line": n, "node": node, "state": state, "start": start, "end": end, "reason": reason or UNKNOWN})
+    faults: list = []
+    last_of: dict = {}
+    for e in sorted(kept, key=lambda e: (e["node"], e["start"])):
+        p = last_of.get(e["node"])
+        if p is not None and (math.isnan(p["end"]) or e["start"] <= p["end"]):
+            report.note("event continuing its node's previous fault (merged into one fault)", e["line"])
+            p["end"] = math.nan if math.isnan(e["end"]) or math.isnan(p["end"]) else max(p["end"], e["end"])
+            continue
+        last_of[e["node"]] = dict(e)
+        faults.append(last_of[e["node"]])
+    for f in faults:
+        if math.isnan(f["end"]):
+            report.note("node still down or drained at the end of the export (its repair time is censored)", f["line"])
+    report.rows_used = len(kept)
+    report.check()
+    if not faults:
+        if window is None:
+            raise EmptyLogError(path, "node fault (DOWN, DRAIN or FAIL event)")
+        return IncidentLog.build([], [], [], window=window, source=str(path), format="slurm-events", report=report)
+    if origin_s is None:
+        origin_s = min(f["start"] for f in faults)
+    day = lambda t: (t - origin_s) / SECONDS_PER_DAY  # noqa: E731
+    return IncidentLog.build([day(f["start"]) for f in faults], [day(f["end"]) for f in faults], [f["node"] for f in faults],
+                             [("Slurm node", f["state"], f["reason"]) for f in faults], window=window, origin=_iso(origin_s),
+                             source=str(path), format="slurm-events", report=report)
 
 
 # ---------------------------------------------------------------------------------- the schema's CSV
@@ -453,15 +686,18 @@ def read_csv(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> In
     report = ReadReport(source=str(path))
     rows = _Rows(path, errors, report)
     zone = _zone(tz)
-    with open(path, encoding="utf-8", newline="") as fh:
-        head = []
-        for line in fh:  # the leading '# key: value' lines, then the CSV itself, streamed to the csv module
-            if not line.lstrip().startswith("#"):
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            head = []
+            for line in fh:  # the leading '# key: value' lines, then the CSV itself, streamed to the csv module
+                if not line.lstrip().startswith("#"):
+                    head.append(line)
+                    break
                 head.append(line)
-                break
-            head.append(line)
-        meta, skip = _meta_lines([h.rstrip("\r\n") for h in head])
-        records = list(csv.reader(itertools.chain(head[skip:], fh)))
+            meta, skip = _meta_lines([h.rstrip("\r\n") for h in head])
+            records = list(csv.reader(itertools.chain(head[skip:], fh)))
+    except (UnicodeDecodeError, csv.Error):
+        raise _not_text(path, "csv") or LogFormatError(path, None, "(CSV syntax)", "cannot be read as CSV") from None
     if window is None and ("window_start" in meta or "window_end" in meta):
         try:
             window = (float(meta["window_start"]), float(meta["window_end"]))
@@ -508,8 +744,8 @@ def read_csv(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> In
                     vals[c] = math.nan
                 elif kind == "days":
                     vals[c] = float(v)
-                    if not math.isfinite(vals[c]):
-                        raise ValueError(f"must be a finite number of days (got {v!r})")
+                    if not abs(vals[c]) <= MAX_DAYS:
+                        raise ValueError(f"must be a finite number of days, at most {MAX_DAYS:,.0f} (274 years) from day 0 (got {v!r})")
                 else:
                     vals[c], note = parse_time(v, zone)
                     if note:
@@ -559,7 +795,7 @@ def read_csv(path, *, tz: str = "UTC", window=None, errors: str = "raise") -> In
     col = lambda c: [conv(p[1][c]) if c in p[1] else math.nan for p in parsed]  # noqa: E731
     stages = {c: col(c) for c in STAGES if c in header}
     if window is None and not parsed:
-        raise ValueError(f"{path.name} holds no rows: give window=(first day, last day) (or '# window_start:' lines) to rate it")
+        raise EmptyLogError(path, "rows", " (or '# window_start:' lines)")
     return IncidentLog.build(col("start"), col("end"), [p[2] for p in parsed], [p[3] for p in parsed], window=window,
                              jobs=[p[4] for p in parsed], attempt=[p[5] for p in parsed], stages=stages,
                              origin=_iso(origin_s) if kind == "iso" else meta.get("origin"), source=str(path), format="csv",
@@ -587,7 +823,7 @@ def _csv_fast(path, header, body, first_line: int, report: ReadReport, window, m
             v = np.where(empty, "nan", a).astype(np.float64)
         except ValueError:
             return None
-        if not np.all(np.isfinite(v[~empty])):
+        if not np.all(np.abs(v[~empty]) <= MAX_DAYS):
             return None
         vals[c] = v
     start = vals["start"]
@@ -668,7 +904,7 @@ def read_lab_events(path, *, errors: str = "raise") -> IncidentLog:
     # One record per line, each optionally led by RFC 7464's record separator (the lab kit's
     # writer, course_lib.labkit.events, puts one before every record): split on newlines only
     # (str.splitlines would also split at the separator) and drop it.
-    raw = path.read_text(encoding="utf-8").split("\n")
+    raw = _read_text(path, "lab").split("\n")
     lines = [(n, ln.lstrip("\x1e")) for n, ln in enumerate(raw, start=1) if ln.strip("\x1e \t\r")]
     report.rows_read = len(lines)
     events = []

@@ -10,9 +10,18 @@ rate and at both ends of its interval, with the lemon-removal factor measured ou
 applied as a rate lever (:class:`course_lib.levers.RateLever`), and with the log's own mode shares
 (the course's class-to-mode mapping, an assumption). The spare pool comes from the measured
 repair times (Poisson and replayed) against the elastic alternative (:mod:`course_lib.spares`).
+
+Slurm's accounting (notebook 15): a ``sacct`` log gives the job's interruptions (the rate) and,
+from its requeue chain, the scheduler's reschedule (:func:`reschedule_times`: End of the failed
+attempt to Start of the next, measured). It is a *job-level* log when its NodeLists name several
+nodes (:func:`node_attribution`): nothing says which one failed, so the per-node analyses (dispersion,
+worst nodes, lemons, repeat faults) and the node repair times come from the node events
+(``sacctmgr show event``, ``node_events=``) when given, and are otherwise reported as not available,
+with the reason, in the table, the JSON and the report (never a crash, never a silent zero).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
@@ -20,12 +29,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import spares as sp
-from .._validate import check_int_positive, check_open_unit
+from .._validate import check_int_positive, check_open_unit, check_unit_interval
 from . import analysis as an
 from . import policy as pl
-from .schema import IncidentLog, stage_seconds
+from .readers import expand_hostlist
+from .schema import SECONDS_PER_DAY, UNKNOWN, IncidentLog, stage_seconds
 
-__all__ = ["LogAnalysis", "analyse", "scenario_for_log", "LogAnswer", "answer_for_log", "stage_minutes"]
+__all__ = ["LogAnalysis", "analyse", "scenario_for_log", "LogAnswer", "answer_for_log", "stage_minutes", "Reschedule",
+           "reschedule_times", "node_attribution", "PER_NODE"]
+
+#: The analyses that need to know which node each fault was on (a job-level log cannot say).
+PER_NODE = ("nodes with a fault", "dispersion", "negative binomial", "worst nodes", "lemon removal", "repeat faults",
+            "repeat faults within 7 days", "bursts", "repair times")
 
 
 def stage_minutes(log: IncidentLog) -> dict[str, float]:
@@ -35,6 +50,83 @@ def stage_minutes(log: IncidentLog) -> dict[str, float]:
         v = v[np.isfinite(v)]
         out[k] = float(np.median(v)) / 60.0 if v.size else math.nan
     return out
+
+
+@dataclass(frozen=True)
+class Reschedule:
+    """The scheduler's reschedule of each requeue in a sacct log (seconds): End of the failed attempt to Start of the next.
+
+    What Slurm's accounting measures of the course's reschedule stage: the node set DOWN and the job
+    ended (the End), the requeue, the wait before a requeued job may start again (``cred_expire``,
+    slurm.conf(5)), the scheduler's cycle and the allocation, up to the batch script starting (the
+    next Start). The job's own start-up (srun, torchrun's rendezvous, the load) comes after it.
+    ``open``: interruptions with no later attempt in the log (not rescheduled before the export ended).
+    Quantiles are numpy's default (linear between order statistics).
+    """
+
+    seconds: np.ndarray
+    open: int
+
+    @property
+    def count(self) -> int:
+        return int(self.seconds.size)
+
+    @property
+    def median_s(self) -> float:
+        return float(np.median(self.seconds))
+
+    @property
+    def min_s(self) -> float:
+        return float(self.seconds.min())
+
+    @property
+    def max_s(self) -> float:
+        return float(self.seconds.max())
+
+    def quantile_s(self, q: float) -> float:
+        return float(np.quantile(self.seconds, check_unit_interval("q", q)))
+
+    def text(self) -> str:
+        return (f"{self.median_s:.0f} s at the median over {self.count:,} requeue{'s' if self.count != 1 else ''} "
+                f"(shortest {self.min_s:.0f} s, longest {self.max_s:.0f} s)")
+
+
+def reschedule_times(log: IncidentLog) -> Reschedule:
+    """The reschedules of a sacct log's requeue chains (:func:`course_lib.incidents.read_sacct`: each closed
+    interruption runs from the failed attempt's End to the next attempt's Start)."""
+    if not isinstance(log, IncidentLog) or log.format != "sacct":
+        raise ValueError("log must be a sacct log (read_sacct): the reschedule is read from its requeue chains")
+    closed = ~log.open
+    if not closed.any():
+        raise ValueError("no interruption of the log was followed by a later attempt of its job: nothing was rescheduled "
+                         "in it (export with sacct --duplicates)")
+    return Reschedule(log.duration_days[closed] * SECONDS_PER_DAY, int(log.open.sum()))
+
+
+def node_attribution(log: IncidentLog) -> str | None:
+    """None when every incident names the one node it happened on; else why the log cannot say (a job-level log).
+
+    A sacct log names each interruption's NodeList: one host for a one-node job (the node is known),
+    all of them for a job on several (sacct does not say which one failed).
+    """
+    if log.format != "sacct" or not len(log):
+        return None
+    sizes = [len(expand_hostlist(n)) if n != UNKNOWN else 0 for n in np.asarray(log.nodes)[np.unique(log.node)]]
+    if all(k == 1 for k in sizes):
+        return None
+    return (f"a job-level log: sacct's NodeList names every node of the job ({max(sizes):,} in its largest attempt), not the "
+            f"one that failed; per-node analyses need the node events (sacctmgr show event: --events FILE)")
+
+
+def _one_node(log: IncidentLog) -> IncidentLog:
+    """The log with every incident on one pseudo-node: a job-level log's rate checks no node count against the fleet."""
+    return dataclasses.replace(log, node=np.zeros(len(log), np.int64), nodes=("the job's nodes",))
+
+
+def _job_size(log: IncidentLog) -> int:
+    """The most nodes one attempt of the log's jobs ran on (a requeued job may come back on other nodes: the
+    fleet a job-level log is rated on is the job's size, not every node its attempts touched)."""
+    return max(len(expand_hostlist(n)) for n in np.asarray(log.nodes)[np.unique(log.node)] if n != UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -60,6 +152,10 @@ class LogAnalysis:
     repairs: an.Repairs | None
     stages_min: dict
     skipped: dict = field(default_factory=dict)
+    node_log: IncidentLog | None = None   # the faults the per-node analyses used (the interruptions, or the node events')
+    node_events: IncidentLog | None = None
+    unavailable: dict = field(default_factory=dict)  # {analysis: why the log cannot give it} (also in skipped)
+    reschedule: Reschedule | None = None
 
 
 def _try(skipped: dict, name: str, fn, *args, **kw):
@@ -70,33 +166,70 @@ def _try(skipped: dict, name: str, fn, *args, **kw):
         return None
 
 
-def analyse(log: IncidentLog, fleet: an.Fleet, *, policy: pl.Policy | None = None, burst_window_min: float = 5.0,
-            lemon_split: float = 0.5, lemon_threshold: int | None = None, month_days: float = 30.0,
-            confidence: float = 0.95) -> LogAnalysis:
-    """Every test of the course's model on ``log`` over ``fleet`` (notebook 13; the CLI's ``--log``)."""
+def analyse(log: IncidentLog, fleet: an.Fleet, *, node_events: IncidentLog | None = None, policy: pl.Policy | None = None,
+            burst_window_min: float = 5.0, lemon_split: float = 0.5, lemon_threshold: int | None = None,
+            month_days: float = 30.0, confidence: float = 0.95) -> LogAnalysis:
+    """Every test of the course's model on ``log`` over ``fleet`` (notebook 13; the CLI's ``--log``).
+
+    The rate, bursts and monthly rates come from ``log``'s interruptions; the per-node analyses
+    (:data:`PER_NODE`) from ``node_events`` (a :func:`~course_lib.incidents.read_slurm_events` log, its
+    faults classified by ``policy`` too) when given, else from the log itself unless it cannot say
+    which node failed (:func:`node_attribution`: then each is ``unavailable``, with the reason). A
+    sacct log's repair times are its node events' (sacct says when the job ran again, not when its
+    node was back); its requeue chains give the :class:`Reschedule`.
+    """
     if not isinstance(log, IncidentLog):
         raise ValueError(f"log must be an IncidentLog (got {type(log).__name__}); read one with course_lib.incidents.read_log")
-    rate_all = an.rate(log, fleet, confidence)  # first: it checks the fleet holds every node of the log
+    if node_events is not None and not isinstance(node_events, IncidentLog):
+        raise ValueError(f"node_events must be an IncidentLog (got {type(node_events).__name__}); read one with read_slurm_events")
+    why = node_attribution(log)
+    if why is None:
+        rate_all = an.rate(log, fleet, confidence)  # first: it checks the fleet holds every node of the log
+    else:
+        size = _job_size(log)
+        if size > fleet.n_nodes:
+            raise ValueError(f"fleet.n_nodes must be >= the {size:,} nodes the log's largest attempt ran on (got {fleet.n_nodes:,})")
+        rate_all = an.rate(_one_node(log), fleet, confidence)
     cl = pl.classify(log, policy)
     intr = log.where(cl.interruption)
     skipped: dict = {}
+    unavailable: dict = {}
     modes = cl.mode[cl.interruption]
     shares = _try(skipped, "mode shares", pl.mode_shares, modes) if modes.size else None
     if modes.size == 0:
         skipped["mode shares"] = "the log holds no interruption"
-    counts = an.node_counts(intr, fleet.n_nodes)
-    disp = _try(skipped, "dispersion", an.dispersion_test, counts)
-    nb = _try(skipped, "negative binomial", an.fit_negative_binomial, counts, confidence) if disp else None
-    worst = _try(skipped, "worst nodes", an.worst_node_shares, counts, fit=nb) if disp else None
-    lemon = _try(skipped, "lemon removal", an.lemon_removal, intr, fleet.n_nodes, lemon_split, lemon_threshold,
-                 confidence=confidence) if len(intr) else None
-    repeat = _try(skipped, "repeat faults", an.repeat_fault_share, intr, fleet.n_nodes, None, confidence)
-    week = _try(skipped, "repeat faults within 7 days", an.repeat_fault_share, intr, fleet.n_nodes, 7.0, confidence)
-    bursts = _try(skipped, "bursts", an.bursts, intr, burst_window_min, confidence=confidence)
+    if node_events is not None:
+        node_log = node_events.where(pl.classify(node_events, policy).interruption)
+        seen = len(np.unique(node_log.node)) if len(node_log) else 0
+        if seen > fleet.n_nodes:
+            raise ValueError(f"fleet.n_nodes must be >= the {seen:,} distinct nodes in the node events (got {fleet.n_nodes:,})")
+    elif why is not None:
+        node_log = None
+        unavailable.update(dict.fromkeys(PER_NODE, why))
+    else:
+        node_log = intr
+        if log.format == "sacct":
+            unavailable["repair times"] = ("sacct says when the job ran again, not when its node was back: repair times need "
+                                           "the node events (sacctmgr show event: --events FILE)")
+    disp = nb = worst = lemon = repeat = week = repairs = counts = None
+    if node_log is not None:
+        counts = an.node_counts(node_log, fleet.n_nodes)
+        disp = _try(skipped, "dispersion", an.dispersion_test, counts)
+        nb = _try(skipped, "negative binomial", an.fit_negative_binomial, counts, confidence) if disp else None
+        worst = _try(skipped, "worst nodes", an.worst_node_shares, counts, fit=nb) if disp else None
+        lemon = _try(skipped, "lemon removal", an.lemon_removal, node_log, fleet.n_nodes, lemon_split, lemon_threshold,
+                     confidence=confidence) if len(node_log) else None
+        repeat = _try(skipped, "repeat faults", an.repeat_fault_share, node_log, fleet.n_nodes, None, confidence)
+        week = _try(skipped, "repeat faults within 7 days", an.repeat_fault_share, node_log, fleet.n_nodes, 7.0, confidence)
+        if "repair times" not in unavailable:
+            repairs = _try(skipped, "repair times", an.repair_times, node_log, confidence)
+    skipped.update({name: f"not available: {reason}" for name, reason in unavailable.items()})
+    bursts = None if node_log is None else _try(skipped, "bursts", an.bursts, node_log, burst_window_min, confidence=confidence)
     monthly = _try(skipped, "monthly rates", an.monthly_rates, intr, fleet, month_days, confidence)
-    repairs = _try(skipped, "repair times", an.repair_times, intr, confidence)
-    return LogAnalysis(log, fleet, cl, intr, rate_all, an.rate(intr, fleet, confidence), shares,
-                       counts, disp, nb, worst, lemon, repeat, week, bursts, monthly, repairs, stage_minutes(log), skipped)
+    resched = _try(skipped, "reschedule", reschedule_times, log) if log.format == "sacct" else None
+    rate = an.rate(intr if why is None else _one_node(intr), fleet, confidence)
+    return LogAnalysis(log, fleet, cl, intr, rate_all, rate, shares, counts, disp, nb, worst, lemon, repeat, week, bursts, monthly,
+                       repairs, stage_minutes(log), skipped, node_log, node_events, unavailable, resched)
 
 
 def scenario_for_log(rate_per_gpu_day: float, n_gpus: int, base=None, stages_min: dict | None = None):
@@ -135,15 +268,30 @@ class LogAnswer:
     spares_replay: int | None
     spare_cost_min_per_day: float | None
     elastic_cost_min_per_day: float | None
+    unavailable: dict = field(default_factory=dict)  # {answer part: why not} (the spare pool, the lemon lever)
 
     def rows(self) -> list:
-        """The answer as table rows (the CLI prints them; ``--json`` gives the same keys)."""
+        """The answer as table rows (the CLI prints them; ``--json`` gives the same keys).
+
+        An analysis the log cannot give (:attr:`LogAnalysis.unavailable`, :attr:`unavailable`) is one row
+        whose value reads "not available" (NaN; its reason in :meth:`as_dict` and the report).
+        """
+        return self._rows()[0]
+
+    def _rows(self) -> tuple:
         from ..answer import AnswerRow
         from ..failures import log_rates
 
         a = self.analysis
         R = lambda *args: rows.append(AnswerRow(*args))  # noqa: E731
         rows: list = []
+        reasons: dict = {}
+
+        def NA(key, label, reason):  # noqa: N802
+            rows.append(AnswerRow(key, label, math.nan, "", text="not available"))
+            reasons[key] = reason
+
+        gone = {**a.unavailable, **self.unavailable}
         rep = a.log.report
         R("log_rows_read", "log rows read", rep.rows_read, "rows", ",.0f")
         R("log_rows_used", "log rows used", rep.rows_used, "rows", ",.0f")
@@ -151,7 +299,13 @@ class LogAnswer:
         R("log_rows_rejected", "log rows rejected", rep.rows_rejected, "rows", ",.0f")
         R("window_days", "days the log covers", a.log.days, "days", ".1f")
         R("fleet_nodes", "nodes in the fleet (an input: with or without a fault)", a.fleet.n_nodes, "nodes", ",.0f")
-        R("nodes_with_fault", "nodes with a fault in the log", int(len(np.unique(a.log.node))) if len(a.log) else 0, "nodes", ",.0f")
+        if "nodes with a fault" in gone:
+            NA("nodes_with_fault", "nodes with a fault in the log", gone["nodes with a fault"])
+        elif a.node_events is not None:
+            R("nodes_with_fault", "nodes with a fault in the node events", int(len(np.unique(a.node_log.node))) if len(a.node_log) else 0,
+              "nodes", ",.0f")
+        else:
+            R("nodes_with_fault", "nodes with a fault in the log", int(len(np.unique(a.log.node))) if len(a.log) else 0, "nodes", ",.0f")
         R("faults", "faults in the log", a.rate_all.count, "faults", ",.0f")
         for sh in an.shares(a.log.cause_part("level"), a.rate.confidence) if len(a.log) else ():
             slug = "".join(ch if ch.isalnum() else "_" for ch in sh.name.lower())
@@ -165,6 +319,32 @@ class LogAnswer:
         llama = next((r for r in log_rates() if r.run == "Llama 3 405B"), None)
         if llama is not None:
             R("rate_llama3", "  beside: Llama 3 405B's unexpected interruptions", llama.rate_low, "per GPU-day", ".3e")
+        if a.reschedule is not None:
+            rs = a.reschedule
+            R("reschedule_count", "requeues timed by the scheduler's accounting (End of the failed attempt to Start of the next)",
+              rs.count, "requeues", ",.0f")
+            R("reschedule_median_s", "  reschedule, measured: median", rs.median_s, "s", ".1f")
+            R("reschedule_p10_s", "  ... 10th percentile", rs.quantile_s(0.1), "s", ".1f")
+            R("reschedule_p90_s", "  ... 90th percentile", rs.quantile_s(0.9), "s", ".1f")
+            R("reschedule_min_s", "  ... shortest", rs.min_s, "s", ".1f")
+            R("reschedule_max_s", "  ... longest", rs.max_s, "s", ".1f")
+            R("reschedule_open", "  interruptions not rescheduled before the log ends", rs.open, "interruptions", ",.0f")
+            scen = getattr(self.job_answer, "scenario", None)
+            if scen is not None:
+                R("reschedule_assumed_min", "  the answer's reschedule stage (the course's, assumed: it adds the job's start-up)",
+                  scen.reschedule_min, "min", ".2f")
+        if "dispersion" in gone:
+            NA("dispersion_ratio", "faults per node: variance / mean (Poisson: 1)", gone["dispersion"])
+        if "negative binomial" in gone:
+            NA("negbin_shape", "gamma shape k of the node rates (negative binomial fit)", gone["negative binomial"])
+        if "worst nodes" in gone:
+            NA("worst_nodes_share", "share of interruptions on the worst nodes", gone["worst nodes"])
+        if "lemon removal" in gone:
+            NA("lemon_factor", "lemons: rate factor, out of sample (second half)", gone["lemon removal"])
+        if "repeat faults" in gone:
+            NA("repeat_share", "interruptions on a node that had one before", gone["repeat faults"])
+        if "repeat faults within 7 days" in gone:
+            NA("repeat_week_share", "  ... within 7 days of the node's previous one", gone["repeat faults within 7 days"])
         if a.dispersion is not None:
             d = a.dispersion
             R("dispersion_ratio", "faults per node: variance / mean (Poisson: 1)", d.ratio, "x", ".2f")
@@ -205,6 +385,12 @@ class LogAnswer:
             m = a.monthly
             R("first_month_ratio", "first 30 days' rate / the rest's", m.first_ratio, "x", ".2f")
             R("monthly_p", "  p-value of one constant rate over the 30-day periods", m.p_value, "", ".2g")
+        if "bursts" in gone:
+            NA("burst_share", "interruptions within minutes of one on another node", gone["bursts"])
+        if "repair times" in gone:
+            NA("repair_median_h", "repair time of an interrupted node, median", gone["repair times"])
+        if "spare pool" in gone:
+            NA("spares_poisson", f"spare pool: spares for a free one with {100 * self.spare_quantile:g} % probability", gone["spare pool"])
         if a.repairs is not None:
             r = a.repairs
             R("repair_median_h", "repair time of an interrupted node, median", 24 * r.median_days, "h", ".1f")
@@ -230,10 +416,12 @@ class LogAnswer:
         if self.lemon_after is not None:
             R("job_floor_lemon_pct", "  floor with the measured lemon removal (its factor clamped at 1)",
               100 * self.lemon_after.floor_fraction, "% of the day", ".3f")
+        elif "lemon lever" in gone:
+            NA("job_floor_lemon_pct", "  floor with the measured lemon removal", gone["lemon lever"])
         if self.log_modes_answer is not None:
             R("job_floor_log_modes_pct", "  floor with the log's mode shares (the course's mapping)",
               100 * self.log_modes_answer.after.floor_fraction, "% of the day", ".3f")
-        return rows
+        return rows, reasons
 
     def table(self) -> str:
         rows = [(r.label, r.formatted(), r.unit) for r in self.rows()]
@@ -242,7 +430,9 @@ class LogAnswer:
         return "\n".join(f"{a.ljust(w0)}  {b.rjust(w1)}  {c}".rstrip() for a, b, c in rows)
 
     def as_dict(self) -> dict:
-        out = {r.key: {"label": r.label.strip(), "value": r.value, "unit": r.unit} for r in self.rows()}
+        rows, reasons = self._rows()
+        out = {r.key: ({"label": r.label.strip(), "value": r.value, "unit": r.unit} if r.key not in reasons else
+                       {"label": r.label.strip(), "value": None, "unit": r.unit, "not_available": reasons[r.key]}) for r in rows}
         out["report"] = self.analysis.log.report.as_dict()
         out["skipped"] = dict(self.analysis.skipped)
         out["text"] = self.text
@@ -257,27 +447,45 @@ class LogAnswer:
         a, j = self.analysis, self.job_answer
         parts = [f"{a.rate.count:,} of the log's {a.rate_all.count:,} faults interrupt a job (the course's classes); on "
                  f"{a.fleet.n_nodes:,} nodes x {a.fleet.gpus_per_node} GPUs over {a.log.days:.0f} days that is "
-                 f"{a.rate.rate_per_gpu_day:.2e} per GPU-day (95 % interval {a.rate.low:.2e} to {a.rate.high:.2e})."]
+                 f"{a.rate.rate_per_gpu_day:.2e} per GPU-day ({100 * a.rate.confidence:g} % interval {a.rate.low:.2e} to "
+                 f"{a.rate.high:.2e})."]
+        if a.reschedule is not None:
+            rs, scen = a.reschedule, getattr(j, "scenario", None)
+            parts.append(f"Slurm's accounting times the reschedule, End of the failed attempt to Start of the next: "
+                         f"{rs.text()}, measured" + (f", {rs.open:,} more not rescheduled before the log ends" if rs.open else "")
+                         + ". That is the scheduler's share only (the job's own start-up comes after its Start)"
+                         + (f": the answer keeps the course's reschedule stage of {scen.reschedule_min:.2f} min (assumed)."
+                            if scen is not None else "."))
+        if "dispersion" in a.unavailable:
+            parts.append(f"Per-node analyses are not available: {a.unavailable['dispersion']}.")
         if a.dispersion is not None and a.worst is not None:
-            parts.append(f"The nodes are not identical: their counts have {a.dispersion.ratio:.1f} times the Poisson variance "
+            parts.append(("The nodes are not identical: their" if a.dispersion.p_value < 0.05 else "Nothing here says the nodes differ: their")
+                         + f" counts have {a.dispersion.ratio:.1f} times the Poisson variance "
                          f"(p = {a.dispersion.p_value:.1g}) and the worst {100 * a.worst.fractions[-1]:g} % of nodes carry "
                          f"{a.worst.observed[-1]:.0%} of the interruptions ({a.worst.poisson[-1]:.0%} if identical).")
-        if a.lemon is not None:
+        if a.lemon is not None and a.lemon.n_removed == 0:
+            parts.append(f"No node had {a.lemon.threshold} or more interruptions in the first half: no lemon to remove.")
+        elif a.lemon is not None:
             lm = a.lemon
             parts.append(f"Yet removing the {lm.n_removed} nodes with {lm.threshold} or more in the first half "
                          f"({lm.capacity_removed:.1%} of the capacity) changes the second half's rate by x {lm.factor:.2f} "
                          f"(interval {lm.factor_low:.2f} to {lm.factor_high:.2f}): out of sample, past lemons are not the future's"
-                         + (", so the lemon lever is clamped at x 1.00: removal buys nothing here." if lm.factor >= 1 else "."))
+                         + (", so the lemon lever is clamped at x 1.00: removal buys nothing here." if lm.factor >= 1 else
+                            f"; {self.unavailable['lemon lever']}." if "lemon lever" in self.unavailable else "."))
         if a.bursts is not None:
-            parts.append(f"Faults are not independent: the inter-arrival CV is {a.bursts.gap_cv:.2f} (Poisson 1) and "
+            b = a.bursts
+            together = b.gap_cv > 1 + 2 * b.gap_cv_sd or b.coincident_low > b.chance_share  # beyond Poisson's spread
+            parts.append(("Faults are not independent: the" if together else "Nothing here shows faults coming together: the")
+                         + f" inter-arrival CV is {a.bursts.gap_cv:.2f} (Poisson 1) and "
                          f"{a.bursts.coincident_share:.0%} come within {a.bursts.window_min:g} min of one on another node "
                          f"({a.bursts.chance_share:.1%} by chance).")
         if a.monthly is not None:
-            parts.append(f"Nor stationary: one rate over the 30-day periods has p = {a.monthly.p_value:.1g}.")
+            parts.append(f"Nor stationary: one rate over the 30-day periods has p = {a.monthly.p_value:.1g}." if a.monthly.p_value < 0.05
+                         else f"One rate fits the 30-day periods (p = {a.monthly.p_value:.1g}).")
         if a.repairs is not None and self.spares_poisson is not None:
             parts.append(f"A repair takes {24 * a.repairs.median_days:.0f} h at the median and {a.repairs.p90_days:.1f} days at "
                          f"the 90th percentile, so a {self.job_nodes:,}-node job needs {self.spares_poisson} spares "
-                         f"({self.spares_replay} replaying the log) to find one free 99 % of the time.")
+                         f"({self.spares_replay} replaying the log) to find one free {100 * self.spare_quantile:g} % of the time.")
         parts.append(f"At this rate a {self.job_gpus:,}-GPU job stops {j.failures_per_day:.2f} times a day; after the levers it "
                      f"loses {j.after.fraction_of_day:.3%} of the day, of which the floor is {j.after.floor_fraction:.3%} "
                      f"({self.job_low.after.floor_fraction:.3%} to {self.job_high.after.floor_fraction:.3%} over the rate's "
@@ -310,7 +518,13 @@ def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = Non
     low = mk(job, a.rate.low) if a.rate.low > 0 else job_ans
     high = mk(job, a.rate.high)
     lemon_after = None
-    if a.lemon is not None:  # a factor above 1 (removal did not lower the rate out of sample) is clamped at 1: no gain
+    gone: dict = {}
+    if "lemon removal" in a.unavailable:
+        gone["lemon lever"] = a.unavailable["lemon removal"]
+    elif a.lemon is not None and a.lemon.factor == 0:
+        gone["lemon lever"] = (f"a measured factor of x 0 (the removal took every later interruption; interval up to x "
+                               f"{a.lemon.factor_high:.2f}) is not applied: a lever of x 0 would budget no restart at all")
+    elif a.lemon is not None:  # a factor above 1 (removal did not lower the rate out of sample) is clamped at 1: no gain
         lever = lv.RateLever("lemon-node removal, measured", lv.clamp_lemon_factor(a.lemon.factor),
                              f"nodes with {a.lemon.threshold}+ interruptions in the log's first half removed", a.log.source)
         lemon_after = lever(job_ans.after)
@@ -321,10 +535,12 @@ def answer_for_log(log: IncidentLog, fleet: an.Fleet, job_gpus: int | None = Non
     q = check_open_unit("spare_quantile", spare_quantile)
     job_nodes = math.ceil(job / fleet.gpus_per_node)
     pois = replay = cost = elastic = None
+    if "repair times" in a.unavailable:
+        gone["spare pool"] = f"it needs the nodes' repair times: {a.unavailable['repair times']}"
     if a.repairs is not None and math.isfinite(a.repairs.mean_days) and a.repairs.mean_days > 0:
         lam = a.rate.rate_per_node_day * job_nodes
         pois = an.spare_pool(lam, a.repairs.mean_days, q)
-        replay = an.replay_spares(a.interruptions, job_nodes, fleet.n_nodes, q, replay_draws, seed)[0]
+        replay = an.replay_spares(a.node_log, job_nodes, fleet.n_nodes, q, replay_draws, seed)[0]
         cost = sp.spare_cost_minutes_per_day(pois * fleet.gpus_per_node, job)
         elastic = sp.elastic_cost_minutes_per_day(lam, min(base.modes.replica_gpus, job), job, 1440.0 * a.repairs.mean_days)
-    return LogAnswer(a, job, fleet_ans, job_ans, low, high, lemon_after, log_modes, q, job_nodes, pois, replay, cost, elastic)
+    return LogAnswer(a, job, fleet_ans, job_ans, low, high, lemon_after, log_modes, q, job_nodes, pois, replay, cost, elastic, gone)
