@@ -9,7 +9,7 @@ PYTEST := $(BIN)/python -m pytest
 XDIST := -n 2 --dist loadfile
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg --nbval-cell-timeout=600 -p no:randomly
 
-.PHONY: course site test lint suite culling pages unit nbval papermill browser lab app bench clean
+.PHONY: course site test lint suite waits slurm culling pages unit nbval papermill browser lab app bench clean slurm-debs
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -29,17 +29,26 @@ course: $(STAMP)
 site: $(STAMP)
 	$(BIN)/python scripts/build_site.py
 
-## make test: the linter (pyflakes rules: unused imports, undefined names); then one xdist session (`suite`) of the unit and
-## property tests, strict nbval over notebooks/ and solutions/ and the papermill runs (the longest files start first,
-## tests/conftest.py), and beside it the Voila culling test (`culling`: a browser test that mostly waits for the culler,
-## so its wait overlaps the suite instead of holding a worker); then the other browser tests (`pages`, apart from the
-## labs: their servers need the CPU the labs would take), on two workers by xdist group: JupyterLab, the Voila app, an
-## exercise, and the website (built into a temp dir, served offline). Each part's output is printed when it ends.
-## `make unit`, `make nbval`, `make papermill` and `make browser` run one part each.
-test: $(STAMP)
+## make test: the Python install and, as root, Debian's Slurm packages (`slurm-debs`), side by side; the linter (pyflakes
+## rules: unused imports, undefined names); then one xdist session (`suite`) of the unit and property tests, strict nbval
+## over notebooks/ and solutions/ and the papermill runs (the longest files start first, tests/conftest.py), and beside it
+## the two tests that mostly wait (`waits`): the Voila culling test (`culling`: a browser test that waits for the culler)
+## and then the scheduler lab (`slurm`: a real Slurm cluster in network namespaces, whose runs wait out Slurm's
+## timeouts), so their waits overlap the suite instead of holding a worker; then the other browser tests (`pages`,
+## apart from the labs: their servers need the CPU the labs would take), on two workers by xdist group: JupyterLab, the
+## Voila app, an exercise, and the website (built into a temp dir, served offline). Each part's output is printed when
+## it ends. `make unit`, `make nbval`, `make papermill`, `make browser` and `make slurm` run one part each.
+test:
+	$(MAKE) --no-print-directory -j2 $(STAMP) slurm-debs
 	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory -j2 --output-sync=target suite culling
+	$(MAKE) --no-print-directory -j2 --output-sync=target suite waits
 	$(MAKE) --no-print-directory pages
+
+## make slurm-debs: Debian's Slurm, munge and MariaDB for the scheduler lab (course_lib.slurmlab, tests/test_slurmlab.py), installed when one is
+## missing and make runs as root (during make test, beside the Python install); otherwise it prints the apt command
+## and the scheduler tests skip (CI sets COURSE_REQUIRE_SLURM=1: there a skip is a failure).
+slurm-debs:
+	@bash scripts/install_slurm.sh
 
 LINTED := course_lib scripts tests benchmarks website notebooks/src solutions/src
 lint: $(STAMP)
@@ -48,8 +57,17 @@ lint: $(STAMP)
 BROWSER_PAGES := tests/test_browser.py tests/test_site.py
 BROWSER_WAIT := tests/test_browser_culling.py
 
+SLURM_TESTS := tests/test_slurmlab.py
+
 suite: $(STAMP)
-	$(PYTEST) $(NBVAL) $(XDIST) tests notebooks solutions $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT) tests/fixtures,--ignore=$(f)) -q -rs
+	$(PYTEST) $(NBVAL) $(XDIST) tests notebooks solutions $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT) $(SLURM_TESTS) tests/fixtures,--ignore=$(f)) -q -rs
+
+waits: $(STAMP)
+	$(PYTEST) $(BROWSER_WAIT) -q -rs
+	$(PYTEST) $(SLURM_TESTS) -q -rs -p no:randomly
+
+slurm: $(STAMP)
+	$(PYTEST) $(SLURM_TESTS) -q -rs -p no:randomly
 
 culling: $(STAMP)
 	$(PYTEST) $(BROWSER_WAIT) -q -rs
@@ -58,7 +76,7 @@ pages: $(STAMP)
 	$(PYTEST) $(BROWSER_PAGES) -n 2 --dist loadgroup -q -rs
 
 unit: $(STAMP)
-	$(PYTEST) tests $(XDIST) --ignore=tests/papermill $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT),--ignore=$(f)) -q
+	$(PYTEST) tests $(XDIST) --ignore=tests/papermill $(foreach f,$(BROWSER_PAGES) $(BROWSER_WAIT) $(SLURM_TESTS),--ignore=$(f)) -q
 
 nbval: $(STAMP)
 	$(PYTEST) $(NBVAL) $(XDIST) notebooks solutions -q
@@ -94,6 +112,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/incidents_bench.py
 	$(BIN)/python benchmarks/sdclab_bench.py
 	$(BIN)/python benchmarks/lemonlab_bench.py
+	$(BIN)/python benchmarks/slurmlab_bench.py --repeat 3
 	$(BIN)/python benchmarks/suite_bench.py
 
 clean:

@@ -26,7 +26,7 @@ WINGS = {
     "faces": {"answer", "drill", "citations", "ledger", "__main__", "plots", "widgets", "notebook", "incidents"},
     "grader": {"check"},
     "checkpoint": {"checkpoint"},
-    "labs": {"labkit", "faultlab", "ftlab", "nodelab", "sdclab", "checkpoint.dist_worker"},
+    "labs": {"labkit", "faultlab", "ftlab", "nodelab", "sdclab", "slurmlab", "checkpoint.dist_worker"},
 }
 #: Which wings a wing may import from (itself included).
 ALLOWED = {

@@ -7,8 +7,10 @@ run's are read in tests/test_slurmlab.py).
 """
 from __future__ import annotations
 
+import csv
 import json
 import math
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -302,3 +304,62 @@ def test_a_one_node_interruption_carries_no_job_level_note(tmp_path):
                                                       "5|NODE_FAIL|2024-05-01T00:00:00|2024-05-01T01:00:00|n1|0:0",
                                                       "5|COMPLETED|2024-05-01T01:02:00|2024-05-01T02:00:00|n2|0:0")))
     assert not any("several nodes" in k for k in log.report.notes)
+
+
+# The scheduler lab's exports of the committed measurement (benchmarks/slurmlab_bench.py): sacct and
+# sacctmgr's own text, read here by the course's readers; the expected values are worked out from
+# the text itself with the standard library (the job's own rows, JobID without a step suffix).
+LAB_RUNS = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "slurmlab"
+LAB_ROWS = Path(__file__).resolve().parents[1] / "data" / "slurm_requeue.csv"
+
+
+def _job_rows(sacct: Path) -> list[dict]:
+    lines = sacct.read_text().splitlines()
+    header = lines[0].split("|")
+    rows = [dict(zip(header, ln.split("|"))) for ln in lines[1:] if ln.strip()]
+    return [r for r in rows if "." not in r["JobID"]]
+
+
+def _measured_row(mode: str, setting: str) -> dict:
+    with LAB_ROWS.open() as fh:
+        return next(r for r in csv.DictReader(fh) if (r["mode"], r["setting"]) == (mode, setting))
+
+
+@pytest.mark.parametrize("setting", ["default", "tuned"])
+def test_the_labs_node_kill_export_gives_the_requeue_it_measured(setting):
+    run = LAB_RUNS / f"node_kill-{setting}"
+    jobs = _job_rows(run / "sacct.txt")
+    assert [j["State"] for j in jobs] == ["NODE_FAIL", "COMPLETED"]
+    gap = (datetime.fromisoformat(jobs[1]["Start"]) - datetime.fromisoformat(jobs[0]["End"])).total_seconds()
+    log = inc.read_sacct(run / "sacct.txt")
+    assert len(log) == 1 and log.report.ignored == {"job step (the job's own row counts)": 4}
+    r = inc.reschedule_times(log)
+    assert r.count == 1 and r.open == 0 and r.seconds.tolist() == pytest.approx([gap], abs=1e-6)  # days on the clock: float error
+    row = _measured_row("node_kill", setting)  # the lab's phases: the requeue's Start less its requeue time
+    assert float(row["started_s"]) - float(row["requeued_s"]) == pytest.approx(gap, abs=0.011)
+    events = inc.read_slurm_events(run / "events.txt", origin=log.origin)
+    assert [events.nodes[i] for i in events.node] == ["n1"]  # the killed node, which sacct cannot name
+    assert events.causes[events.cause[0]][1] == "DOWN" and math.isnan(events.end[0])  # still down when exported
+
+
+def test_the_cli_budgets_the_labs_export_with_its_node_events(capsys):
+    run = LAB_RUNS / "node_kill-default"
+    jobs = _job_rows(run / "sacct.txt")
+    gap = (datetime.fromisoformat(jobs[1]["Start"]) - datetime.fromisoformat(jobs[0]["End"])).total_seconds()
+    assert main(["--log", str(run / "sacct.txt"), "--format", "sacct", "--events", str(run / "events.txt"),
+                 "--nodes", "3", "--gpus-per-node", "1", "--gpus", "2"]) == 0
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("  reschedule, measured: median"))
+    assert line.split()[-2] == f"{gap:.1f}"
+    assert next(ln for ln in out.splitlines() if ln.startswith("nodes with a fault in the node events")).split()[-2] == "1"
+
+
+@pytest.mark.parametrize("setting", ["default", "tuned"])
+def test_the_labs_worker_crash_never_reaches_the_schedulers_accounting(setting):
+    run = LAB_RUNS / f"worker_crash-{setting}"
+    assert [j["State"] for j in _job_rows(run / "sacct.txt")] == ["COMPLETED"]
+    assert (run / "events.txt").read_text().splitlines()[1:] == []
+    log = inc.read_sacct(run / "sacct.txt")
+    assert len(log) == 0 and log.report.ignored["not an interruption (state COMPLETED)"] == 1
+    with pytest.raises(ValueError, match="no interruption of the log was followed by a later attempt"):
+        inc.reschedule_times(log)

@@ -1,0 +1,235 @@
+"""``run_failure``: the course's training job under ``sbatch --requeue`` on a real Slurm cluster, one failure,
+its phases read from timestamps (benchmarks/results/slurmlab.md).
+
+The job is notebook 07's training script (:mod:`course_lib.faultlab.job`) on two nodes, one torchrun agent
+per node, submitted with the user's own batch script (``benchmarks/slurm/train.sbatch``: srun starts
+torchrun on every node of the allocation, c10d rendezvous on its first node). The cluster has one node
+more than the job (the spare Slurm requeues onto). The failure fires by state: the worker of global
+rank 1 injects it in the middle of step ``step`` (it logs ``inject`` first).
+
+Failure modes (:data:`MODES`):
+
+``worker_crash``
+    rank 1's worker SIGKILLed: torchrun notices and restarts its workers inside the allocation; Slurm
+    never sees it (no second attempt in sacct).
+``node_kill``
+    every process of rank 1's node SIGKILLed at once (slurmd with the job's processes): the host is gone.
+    Nobody tells Slurm: slurmctld sets the node DOWN once it has not answered for ``SlurmdTimeout``, the
+    job goes NODE_FAIL and is requeued; it may start again after ``cred_expire``, on the two healthy
+    nodes.
+
+Phases, in seconds since the failure (the ``inject`` event): ``noticed_s`` (the first torchrun agent that
+noticed), ``down_s`` (the node set DOWN: the node event's start in ``sacctmgr show event``), ``requeued_s``
+(the failed attempt's End in sacct), ``eligible_s`` (the next attempt's Eligible), ``started_s`` (its
+Start), ``rendezvous_s`` (every rank's process group ready again), ``loaded_s`` (every rank has loaded
+the checkpoint), ``first_step_s`` (the first step done after it), ``progress_s`` (back at the pre-failure
+step). Slurm's times have a resolution of one second. The course's stages (notebook 03):
+detect = failure to the moment what acts has noticed (Slurm's DOWN for a lost node, torchrun's notice
+for a crash), reschedule = that to the process group ready, reload, rewind.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from ..faultlab.lab import JOB_SCRIPT, write_job_config
+from ..labkit import Lab, LabError
+from ..nodelab.lab import uninterrupted_reference
+from ..nodelab.net import IFACE
+from ..nodelab.spec import NodeLabConfig
+from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
+from .results import PHASES, STAGES
+
+__all__ = ["MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
+           "SACCT_FORMAT", "EVENTS_COMMAND"]
+
+ROOT = Path(__file__).resolve().parents[2]
+SBATCH_SCRIPT = ROOT / "benchmarks" / "slurm" / "train.sbatch"
+TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
+MODES = ("worker_crash", "node_kill")
+SETTINGS = {"default": DEFAULTS, "tuned": TUNED}
+#: The sacct columns the lab exports (course_lib.incidents.read_sacct reads them).
+SACCT_FORMAT = "JobID,JobName,State,ExitCode,Submit,Eligible,Start,End,NodeList,NNodes,Reason"
+#: The node events' export (course_lib.incidents.read_slurm_events reads it).
+EVENTS_COMMAND = ["sacctmgr", "show", "event", "--parsable2", "All_Time", "Event=Node",
+                  "format=Cluster,NodeName,Start,End,State,Reason,User"]
+
+
+@dataclass(frozen=True)
+class SlurmLabResult:
+    """One run: its mode and setting, the phases (s since the failure; None where it does not occur), the
+    exports (sacct and node-event texts), the job's final digest (sha256 of its parameters, optimizer state
+    and every rank's RNG state) and that of the same job run uninterrupted in this process."""
+
+    mode: str
+    setting: str
+    settings: SlurmSettings
+    slurm_version: str
+    phases: dict
+    sacct: str
+    events: str
+    attempts: int
+    final_digest: str
+    reference_digest: str
+    wall_s: float
+    lab_events: list = field(repr=False, default_factory=list)
+
+    @property
+    def identical(self) -> bool:
+        """The requeued job ended bit for bit where the uninterrupted run ends."""
+        return bool(self.final_digest) and self.final_digest == self.reference_digest
+
+    def stages_s(self) -> dict:
+        """The course's four stages (s): detect, reschedule, reload, rewind (see the module doc)."""
+        p = self.phases
+        acted = p["down_s"] if self.mode == "node_kill" else p["noticed_s"]
+        return {"detect_s": acted, "reschedule_s": p["rendezvous_s"] - acted, "reload_s": p["loaded_s"] - p["rendezvous_s"],
+                "rewind_s": p["progress_s"] - p["loaded_s"]}
+
+    def row(self, run: int) -> dict:
+        """The run as one row of data/slurm_requeue.csv."""
+        out = {"run": run, "mode": self.mode, "setting": self.setting, "slurm_version": self.slurm_version,
+               "slurmd_timeout_s": self.settings.slurmd_timeout_s, "cred_expire_s": self.settings.cred_expire_s,
+               "attempts": self.attempts, "identical": self.identical}
+        out.update({k: _fmt(v) for k, v in self.phases.items()})
+        out.update({k: _fmt(v) for k, v in self.stages_s().items()})
+        return out
+
+
+def _fmt(v):
+    return "" if v is None else f"{v:.2f}"
+
+
+def _job_config(mode: str, steps: int, fail_step: int) -> tuple[NodeLabConfig, dict]:
+    """The job (two nodes, one rank each) and its one failure: rank 1 fails in the middle of ``fail_step``."""
+    kind = {"worker_crash": "kill", "node_kill": "node_kill"}[mode]
+    return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=30.0),
+            {"kind": kind, "step": fail_step, "rank": 1})
+
+
+def _parse(ts: str) -> float | None:
+    """A Slurm timestamp (``2026-12-05T14:03:11``, the local time of the daemons: this process's) as epoch
+    seconds; None for an empty, ``Unknown`` or ``None`` field."""
+    ts = ts.strip()
+    if not ts or ts in ("Unknown", "None"):
+        return None
+    return datetime.fromisoformat(ts).timestamp()
+
+
+def _sacct_rows(text: str) -> list[dict]:
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    head = lines[0].split("|")
+    return [dict(zip(head, ln.split("|"))) for ln in lines[1:]]
+
+
+def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int = 12, fail_step: int = 6,
+                timeout_s: float | None = None, run_dir=None, keep_exports: Path | None = None) -> SlurmLabResult:
+    """Run the job with one failure of ``mode`` under Slurm's ``setting`` ("default" or "tuned"); see the module doc.
+
+    ``keep_exports``: a folder to copy the run's sacct and node-event exports to (``sacct.txt``,
+    ``events.txt``). Raises :class:`~course_lib.slurmlab.SlurmUnavailable` where the lab cannot run,
+    :class:`~course_lib.labkit.LabError` past ``timeout_s`` (default: the setting's timeouts plus 120 s).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)} (got {mode!r})")
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {list(SETTINGS)} (got {setting!r})")
+    settings = SETTINGS[setting]
+    if not (isinstance(steps, int) and isinstance(fail_step, int) and 1 < fail_step < steps):
+        raise ValueError(f"fail_step must be an int with 1 < fail_step < steps (got fail_step={fail_step!r}, steps={steps!r})")
+    if timeout_s is None:
+        timeout_s = 2.0 * (settings.slurmd_timeout_s + settings.cred_expire_s + settings.sched_interval_s) + 120.0
+    cfg, failure = _job_config(mode, steps, fail_step)
+    with Lab(run_dir, timeout_s=timeout_s, prefix="slurmlab") as lab:
+        cluster = SlurmCluster(lab, nodes=3, settings=settings, task_prolog=str(TASK_PROLOG))
+        persist = lab.run_dir / "persist"
+        shutil.rmtree(persist, ignore_errors=True)
+        final = lab.run_dir / "final.pt"
+        job = cfg.job_config()
+        job["failures"] = [dict(failure, wait_for_spare=False)]
+        cfg_path = write_job_config(lab.run_dir, job, {"events": str(lab.events_path), "disk": str(persist),
+                                                      "shm": str(lab.run_dir / "unused-shm"), "final": str(final)})
+        env = {"TORCHRUN": f"{sys.executable} -m course_lib.faultlab.launch", "FAULTLAB_EVENTS": lab.events_path,
+               "FAULTLAB_GEN_FROM": "round", "NODELAB_IFACE": IFACE, "SLURMLAB_IFACE": IFACE,
+               "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", "MAX_RESTARTS": "3", "LOGLEVEL": "WARNING"}
+        out = cluster.run(["sbatch", "--parsable", "--nodes=2", f"--output={lab.run_dir}/job-%j.out", SBATCH_SCRIPT,
+                           JOB_SCRIPT, cfg_path], env=env).stdout
+        jobid = out.strip().split(";")[0]
+        t_start = time.time()
+        last_poll = [0.0, True]
+
+        def alive() -> bool:  # the job still queued or running (polled once a second)
+            if time.monotonic() - last_poll[0] > 1.0:
+                last_poll[:] = [time.monotonic(), cluster.job_state(jobid) in ("PENDING", "RUNNING", "CONFIGURING",
+                                                                             "REQUEUED", "COMPLETING", "REQUEUE_HOLD")]
+            return last_poll[1]
+
+        done = lab.wait_for("done", what="the job's last step", alive=alive, rank=0)
+        # the job's own row COMPLETED (sacct), then the exports
+        cluster._wait(lambda: "COMPLETED" in cluster.run(["sacct", "-X", "-n", "-j", jobid, "-o", "State"]).stdout,
+                      "sacct to show the job COMPLETED", 60)
+        sacct = cluster.run(["sacct", "-D", "--parsable2", "--allusers", "-j", jobid, f"--format={SACCT_FORMAT}"]).stdout
+        events_txt = cluster.run(EVENTS_COMMAND).stdout
+        wall = time.time() - t_start
+        ev = lab.events()
+        if keep_exports is not None:
+            keep = Path(keep_exports)
+            keep.mkdir(parents=True, exist_ok=True)
+            (keep / "sacct.txt").write_text(sacct)
+            (keep / "events.txt").write_text(events_txt)
+    phases = _phases(mode, ev, sacct, events_txt, jobid)
+    attempts = len([r for r in _sacct_rows(sacct) if r["JobID"] == jobid])
+    reference = uninterrupted_reference(cfg).final_digest
+    return SlurmLabResult(mode, setting, settings, slurm_version(), phases, sacct, events_txt, attempts, done["digest"],
+                          reference, wall, ev)
+
+
+def _first(events, ev, after, **match):
+    return next((e for e in events if e["ev"] == ev and e["t"] >= after and all(e.get(k) == v for k, v in match.items())), None)
+
+
+def _all_ranks(events, ev, after, ranks=(0, 1), **match):
+    ts = [(_first(events, ev, after, rank=r, **match) or {}).get("t") for r in ranks]
+    return None if any(t is None for t in ts) else max(ts)
+
+
+def _phases(mode: str, events: list, sacct: str, events_txt: str, jobid: str) -> dict:
+    events = sorted(events, key=lambda e: e["t"])
+    inj = next((e for e in events if e["ev"] == "inject"), None)
+    if inj is None:
+        raise LabError("the run logged no inject event: the failure never fired")
+    t0 = inj["t"]
+    rel = lambda t: None if t is None else t - t0  # noqa: E731
+    noticed = _first(events, "agent_noticed", t0)
+    p = dict.fromkeys(PHASES)
+    p["noticed_s"] = rel(noticed["t"]) if noticed else None
+    restart_from = t0
+    if mode == "node_kill":
+        rows = [r for r in _sacct_rows(sacct) if r["JobID"] == jobid]
+        failed = next((r for r in rows if r["State"].startswith("NODE_FAIL")), None)
+        nxt = rows[rows.index(failed) + 1] if failed is not None and rows.index(failed) + 1 < len(rows) else None
+        if failed is None or nxt is None:
+            raise LabError(f"sacct shows no requeue of job {jobid}:\n{sacct}")
+        node = inj.get("node")
+        down = [r for r in _sacct_rows(events_txt) if r.get("NodeName") == node and r.get("State", "").startswith("DOWN")]
+        starts = [_parse(r["TimeStart"]) for r in down if _parse(r["TimeStart"]) is not None and _parse(r["TimeStart"]) >= t0 - 1]
+        p["down_s"] = rel(min(starts)) if starts else None
+        p["requeued_s"] = rel(_parse(failed["End"]))
+        p["eligible_s"] = rel(_parse(nxt["Eligible"]))
+        p["started_s"] = rel(_parse(nxt["Start"]))
+        restart_from = _parse(nxt["Start"]) - 1.0  # sacct's second: the job's own events follow it
+    elif noticed is not None:
+        restart_from = noticed["t"]
+    p["rendezvous_s"] = rel(_all_ranks(events, "pg_ready", restart_from))
+    p["loaded_s"] = rel(_all_ranks(events, "state_loaded", restart_from))
+    first = _first(events, "step_done", restart_from, rank=0)
+    p["first_step_s"] = rel(first["t"]) if first else None
+    pre = inj.get("progress", 0)
+    back = next((e for e in events if e["ev"] == "step_done" and e["t"] > t0 + (p["loaded_s"] or 0) - 1e-9
+                 and e["rank"] == 0 and e["step"] >= pre), None)
+    p["progress_s"] = rel(back["t"]) if back else None
+    return p

@@ -1,0 +1,260 @@
+"""The scheduler lab (course_lib.slurmlab): a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, one slurmd
+per network-namespace node), the course's job under ``sbatch --requeue``, one failure.
+
+Two real runs at the tuned settings (SlurmdTimeout=6, cred_expire=5; benchmarks/slurmlab_bench.py measures the
+defaults): a node killed (Slurm sets it DOWN, the job goes NODE_FAIL, is requeued and starts again on the spare)
+and a worker crash (torchrun restarts the worker inside the allocation; Slurm never sees it). Each test asserts
+one property: the phases' order and the documented waits, the requeue chain in Slurm's own accounting, the
+course's reader of that accounting agreeing with the lab's phases, the job's end bit-identical to an
+uninterrupted run, and nothing left behind (daemons, job processes, namespaces, files) on success and on a
+time-out. Nothing asserts a speed.
+
+Needs root, network namespaces and Debian's Slurm packages: elsewhere these tests are skipped with the install
+command, except where COURSE_REQUIRE_SLURM=1 (CI), where that is a failure.
+"""
+import os
+import subprocess
+
+import pytest
+
+from course_lib.incidents import read_sacct, read_slurm_events, reschedule_times
+from course_lib.labkit import LabError, leftovers
+from course_lib.nodelab import leftovers as net_leftovers
+from course_lib.slurmlab import INSTALL, MODES, TUNED, SlurmSettings, read_runs, run_failure, slurm_missing, summary
+from course_lib.slurmlab.lab import _phases
+
+MISSING = slurm_missing()
+if MISSING and os.environ.get("COURSE_REQUIRE_SLURM") == "1":
+    raise RuntimeError(f"COURSE_REQUIRE_SLURM=1: the scheduler lab must run here: {MISSING}")
+needs_slurm = pytest.mark.skipif(MISSING is not None, reason=f"{MISSING} (install: {INSTALL})")
+NOTHING = {"netns": [], "links": [], "processes": []}
+
+
+# ----- settings and the phase reader (no cluster) -----
+@pytest.mark.parametrize("kw, name", [({"slurmd_timeout_s": 0}, "slurmd_timeout_s"), ({"cred_expire_s": 4}, "cred_expire_s"),
+                                      ({"sched_interval_s": 0}, "sched_interval_s"), ({"message_timeout_s": 0}, "message_timeout_s"),
+                                      ({"health_check_interval_s": -1}, "health_check_interval_s"),
+                                      ({"slurmd_timeout_s": 2.5}, "slurmd_timeout_s")])
+def test_bad_settings_are_refused_by_name(kw, name):
+    with pytest.raises(ValueError, match=name):
+        SlurmSettings(**kw)
+
+
+def test_slurms_defaults_are_the_documented_ones():
+    d = SlurmSettings()  # slurm.conf(5): SlurmdTimeout 300, cred_expire 120, sched_interval 60, MessageTimeout 10
+    assert (d.slurmd_timeout_s, d.cred_expire_s, d.sched_interval_s, d.message_timeout_s) == (300, 120, 60, 10)
+
+
+@pytest.mark.parametrize("kw, name", [({"mode": "hang"}, "mode"), ({"setting": "fast"}, "setting"),
+                                      ({"fail_step": 1}, "fail_step"), ({"fail_step": 12}, "fail_step"),
+                                      ({"steps": 12.0}, "fail_step")])
+def test_bad_runs_are_refused_before_anything_starts(kw, name, tmp_path):
+    with pytest.raises(ValueError, match=name):
+        run_failure(**{"mode": "node_kill", "setting": "tuned", **kw}, run_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+SACCT = """JobID|JobName|State|ExitCode|Submit|Eligible|Start|End|NodeList|NNodes|Reason
+7|train|NODE_FAIL|0:0|2026-12-05T10:00:00|2026-12-05T10:00:00|2026-12-05T10:00:02|2026-12-05T10:00:13|n[0-1]|2|None
+7.batch|batch|CANCELLED|0:15|2026-12-05T10:00:02|2026-12-05T10:00:02|2026-12-05T10:00:02|2026-12-05T10:00:16|n0|1|
+7|train|COMPLETED|0:0|2026-12-05T10:00:16|2026-12-05T10:00:21|2026-12-05T10:00:23|2026-12-05T10:00:40|n[0,2]|2|BeginTime
+"""
+EVENTS = """Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User
+lab|n1|2026-12-05T10:00:12|Unknown|DOWN*|Not responding|root(0)
+"""
+
+
+def _at(hms: str) -> float:
+    from datetime import datetime
+    return datetime.fromisoformat(f"2026-12-05T{hms}").timestamp()
+
+
+def test_a_node_kills_phases_come_from_sacct_and_the_node_event():
+    t0 = _at("10:00:05.5")  # the failure, half a second into Slurm's second
+    ev = [{"ev": "inject", "t": t0, "rank": 1, "node": "n1", "progress": 6},
+          {"ev": "agent_noticed", "t": t0 + 0.2, "rank": 0},
+          {"ev": "step_done", "t": t0 - 1.0, "rank": 0, "step": 5},  # before the failure: not the way back
+          {"ev": "pg_ready", "t": _at("10:00:30"), "rank": 0}, {"ev": "pg_ready", "t": _at("10:00:31"), "rank": 1},
+          {"ev": "state_loaded", "t": _at("10:00:31.5"), "rank": 1}, {"ev": "state_loaded", "t": _at("10:00:31.25"), "rank": 0},
+          {"ev": "step_done", "t": _at("10:00:32"), "rank": 0, "step": 5},
+          {"ev": "step_done", "t": _at("10:00:33"), "rank": 0, "step": 6}]
+    p = _phases("node_kill", ev, SACCT, EVENTS, "7")
+    # by hand, seconds after 10:00:05.5: DOWN 10:00:12, End 13, Eligible 21, Start 23, both ranks' pg 31,
+    # both loaded 31.5, rank 0's first step 32, back at step 6 at 33
+    want = {"noticed_s": 0.2, "down_s": 6.5, "requeued_s": 7.5, "eligible_s": 15.5, "started_s": 17.5,
+            "rendezvous_s": 25.5, "loaded_s": 26.0, "first_step_s": 26.5, "progress_s": 27.5}
+    assert p == pytest.approx(want, abs=1e-6)
+
+
+def test_phases_without_a_requeue_in_sacct_are_an_error():
+    ev = [{"ev": "inject", "t": _at("10:00:05"), "rank": 1, "node": "n1", "progress": 6}]
+    with pytest.raises(LabError, match="no requeue"):
+        _phases("node_kill", ev, SACCT.splitlines()[0] + "\n", EVENTS, "7")
+    with pytest.raises(LabError, match="inject"):
+        _phases("node_kill", [], SACCT, EVENTS, "7")
+
+
+RUNS_HEADER = ("run,mode,setting,slurm_version,slurmd_timeout_s,cred_expire_s,attempts,identical,noticed_s,down_s,requeued_s,"
+               "eligible_s,started_s,rendezvous_s,loaded_s,first_step_s,progress_s,detect_s,reschedule_s,reload_s,rewind_s")
+
+
+def _runs_file(tmp_path, *rows):
+    p = tmp_path / "runs.csv"
+    p.write_text("\n".join((RUNS_HEADER,) + rows) + "\n")
+    return p
+
+
+def test_the_summary_is_each_mode_and_settings_median_and_range(tmp_path):
+    p = _runs_file(tmp_path,
+                   "0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05",
+                   "1,node_kill,tuned,22.05.8,6,5,2,True,0.1,10,10,20,21,27.0,27.1,27.2,27.2,10,17.0,0.01,0.05",
+                   "2,node_kill,tuned,22.05.8,6,5,2,True,0.1,11,11,21,22,28.0,28.1,28.2,28.2,11,17.5,0.01,0.05",
+                   "3,worker_crash,tuned,22.05.8,6,5,1,True,0.05,,,,,4.3,4.3,4.4,4.4,0.05,4.25,0.01,0.06")
+    s = summary(read_runs(p))
+    assert list(s) == [("node_kill", "tuned"), ("worker_crash", "tuned")]
+    k = s["node_kill", "tuned"]
+    # by hand: the middle of (16.7, 17.0, 17.5) and of (12, 10, 11); lowest and highest
+    assert (k.n, k.attempts, k.median["reschedule_s"], k.low["reschedule_s"], k.high["reschedule_s"]) == (3, 2, 17.0, 16.7, 17.5)
+    assert (k.median["down_s"], k.low["detect_s"], k.high["detect_s"]) == (11.0, 10.0, 12.0)
+    w = s["worker_crash", "tuned"]
+    assert w.n == 1 and w.median["down_s"] is None and w.median["reschedule_s"] == 4.25
+
+
+@pytest.mark.parametrize("row, message", [
+    ("0,node_kill,tuned,22.05.8,6,5,2,False,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "did not end bit-identical"),
+    ("0,node_kill,tuned,22.05.8,6,5,2,yes,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "line 2: identical must be"),
+    ("0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,x,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "line 2: could not convert"),
+])
+def test_a_bad_run_row_is_refused_with_its_line(tmp_path, row, message):
+    with pytest.raises(ValueError, match=message):
+        summary(read_runs(_runs_file(tmp_path, row)))
+
+
+def test_runs_of_one_mode_that_disagree_are_refused(tmp_path):
+    a = "0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05"
+    with pytest.raises(ValueError, match="differ in attempts"):
+        summary(read_runs(_runs_file(tmp_path, a, a.replace(",2,True", ",3,True"))))
+    with pytest.raises(ValueError, match="down_s is missing from some runs"):
+        summary(read_runs(_runs_file(tmp_path, a, a.replace(",0.1,12,", ",0.1,,"))))
+    with pytest.raises(ValueError, match="columns missing: attempts"):
+        read_runs(_runs_file(tmp_path).write_text("run,mode,setting\n") and tmp_path / "runs.csv")
+    with pytest.raises(ValueError, match="at least one run"):
+        summary([])
+
+
+def test_the_committed_runs_are_whole_and_each_requeue_waited_its_settings():
+    runs = read_runs()  # data/slurm_requeue.csv, written by benchmarks/slurmlab_bench.py
+    assert set(summary(runs)) == {(m, k) for m in MODES for k in ("default", "tuned")}
+    for r in runs:
+        assert r["identical"] and r["attempts"] == (2 if r["mode"] == "node_kill" else 1)
+        if r["mode"] == "node_kill":  # slurm.conf(5): DOWN after SlurmdTimeout (pinged every third of it), start after cred_expire
+            assert r["down_s"] >= r["slurmd_timeout_s"] * 2 / 3 - 1
+            assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
+            assert r["reschedule_s"] == pytest.approx(r["rendezvous_s"] - r["detect_s"], abs=0.011)
+
+
+# ----- real runs on a tuned cluster -----
+@pytest.fixture(scope="module")
+def node_kill(tmp_path_factory):
+    if MISSING:
+        pytest.skip(MISSING)
+    run_dir = tmp_path_factory.mktemp("slurm-node-kill")
+    res = run_failure("node_kill", "tuned", run_dir=run_dir, keep_exports=run_dir / "exports")
+    return res, run_dir
+
+
+@pytest.fixture(scope="module")
+def worker_crash(tmp_path_factory):
+    if MISSING:
+        pytest.skip(MISSING)
+    run_dir = tmp_path_factory.mktemp("slurm-worker-crash")
+    return run_failure("worker_crash", "tuned", run_dir=run_dir), run_dir
+
+
+@needs_slurm
+def test_a_killed_node_is_requeued_once_and_the_job_completes(node_kill):
+    res, _ = node_kill
+    rows = [ln.split("|") for ln in res.sacct.splitlines()[1:] if ln and "." not in ln.split("|")[0]]
+    assert [r[2] for r in rows] == ["NODE_FAIL", "COMPLETED"] and res.attempts == 2
+    killed = next(e["node"] for e in res.lab_events if e["ev"] == "inject")
+    assert rows[0][8] == "n[0-1]" and killed == "n1"
+    assert rows[1][8] == "n[0,2]"  # the second attempt runs on the spare, not on the DOWN node
+
+
+@needs_slurm
+def test_the_killed_node_is_set_down_as_not_responding(node_kill):
+    res, _ = node_kill
+    (ev,) = [ln.split("|") for ln in res.events.splitlines()[1:] if ln]
+    assert ev[1] == "n1" and ev[4].startswith("DOWN") and ev[5] == "Not responding"
+
+
+@needs_slurm
+def test_a_node_kills_phases_are_in_order_and_wait_what_slurm_documents(node_kill):
+    res, _ = node_kill
+    p = res.phases
+    order = [p[k] for k in ("noticed_s", "down_s", "eligible_s", "started_s", "rendezvous_s", "loaded_s", "first_step_s")]
+    assert all(v is not None for v in order) and order == sorted(order)
+    assert p["requeued_s"] <= p["eligible_s"] and p["first_step_s"] <= p["progress_s"]
+    # nobody tells Slurm: the node goes DOWN only once slurmd has not answered for SlurmdTimeout (its last answer
+    # came before the kill, within one ping interval, SlurmdTimeout/3); Slurm's times are whole seconds
+    assert p["down_s"] >= TUNED.slurmd_timeout_s * 2 / 3 - 1
+    # a requeued batch job waits cred_expire before it may start again (slurm.conf(5), AuthInfo)
+    assert p["eligible_s"] - p["requeued_s"] >= TUNED.cred_expire_s - 1
+    st = res.stages_s()
+    assert st["detect_s"] == p["down_s"] and st["reschedule_s"] > TUNED.cred_expire_s - 1
+
+
+@needs_slurm
+def test_the_requeued_job_ends_bit_identical_to_an_uninterrupted_run(node_kill):
+    res, _ = node_kill
+    assert len(res.final_digest) == 64 and res.final_digest == res.reference_digest and res.identical
+
+
+@needs_slurm
+def test_the_courses_reader_of_the_labs_export_finds_the_measured_reschedule(node_kill):
+    res, run_dir = node_kill
+    log = read_sacct(run_dir / "exports" / "sacct.txt")
+    events = read_slurm_events(run_dir / "exports" / "events.txt", origin=log.origin)  # on sacct's clock
+    r = reschedule_times(log)
+    # End of the NODE_FAIL attempt to Start of the next: the lab's own phases, read by another path
+    assert r.count == 1 and r.open == 0
+    assert r.seconds[0] == pytest.approx(res.phases["started_s"] - res.phases["requeued_s"], abs=1e-6)
+    assert [events.nodes[i] for i in events.node] == ["n1"]
+
+
+@needs_slurm
+def test_a_worker_crash_never_reaches_the_scheduler(worker_crash):
+    res, _ = worker_crash
+    assert res.attempts == 1 and res.phases["down_s"] is None and res.phases["requeued_s"] is None
+    assert res.events.splitlines()[1:] == []  # no node event
+    assert 0 <= res.phases["noticed_s"] < res.phases["rendezvous_s"] <= res.phases["progress_s"]
+    assert res.identical
+
+
+@needs_slurm
+@pytest.mark.parametrize("which", ["node_kill", "worker_crash"])
+def test_a_finished_run_leaves_nothing_behind(which, request):
+    res, run_dir = request.getfixturevalue(which)
+    tag = (run_dir / "netns-tag").read_text() if (run_dir / "netns-tag").exists() else None
+    assert leftovers()["processes"] == [] and leftovers()["ports"] == []
+    assert not (run_dir / "slurm").exists()  # config, spool, state, database, munge socket and key
+    if tag is not None:
+        assert net_leftovers(tag) == NOTHING
+    daemons = subprocess.run(["pgrep", "-af", str(run_dir)], capture_output=True, text=True).stdout
+    assert daemons == ""
+
+
+@needs_slurm
+def test_a_run_that_times_out_leaves_nothing_behind(tmp_path):
+    with pytest.raises(LabError, match="timeout_s|timed out"):
+        run_failure("node_kill", "tuned", run_dir=tmp_path, timeout_s=8.0)
+    tag = (tmp_path / "netns-tag").read_text()
+    assert net_leftovers(tag) == NOTHING and not (tmp_path / "slurm").exists()
+    assert leftovers()["processes"] == []
+    assert subprocess.run(["pgrep", "-af", str(tmp_path)], capture_output=True, text=True).stdout == ""
+
+
+def test_every_mode_is_documented():
+    import course_lib.slurmlab.lab as lab
+
+    assert all(f"``{m}``" in lab.__doc__ for m in MODES)
