@@ -1,0 +1,66 @@
+"""The scheduler lab's committed runs (course_lib.slurmlab.results, data/slurm_requeue.csv): each mode and setting's
+median and range worked out by hand on a small table, bad rows refused with their line, and the committed runs
+checked against what slurm.conf(5) documents (DOWN after SlurmdTimeout, a requeued job held for cred_expire).
+No cluster is started here: the lab's own runs are in tests/test_slurmlab.py.
+"""
+import pytest
+
+from course_lib.slurmlab import MODES, read_runs, summary
+
+RUNS_HEADER = ("run,mode,setting,slurm_version,slurmd_timeout_s,cred_expire_s,attempts,identical,noticed_s,down_s,requeued_s,"
+               "eligible_s,started_s,rendezvous_s,loaded_s,first_step_s,progress_s,detect_s,reschedule_s,reload_s,rewind_s")
+
+
+def _runs_file(tmp_path, *rows):
+    p = tmp_path / "runs.csv"
+    p.write_text("\n".join((RUNS_HEADER,) + rows) + "\n")
+    return p
+
+
+def test_the_summary_is_each_mode_and_settings_median_and_range(tmp_path):
+    p = _runs_file(tmp_path,
+                   "0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05",
+                   "1,node_kill,tuned,22.05.8,6,5,2,True,0.1,10,10,20,21,27.0,27.1,27.2,27.2,10,17.0,0.01,0.05",
+                   "2,node_kill,tuned,22.05.8,6,5,2,True,0.1,11,11,21,22,28.0,28.1,28.2,28.2,11,17.5,0.01,0.05",
+                   "3,worker_crash,tuned,22.05.8,6,5,1,True,0.05,,,,,4.3,4.3,4.4,4.4,0.05,4.25,0.01,0.06")
+    s = summary(read_runs(p))
+    assert list(s) == [("node_kill", "tuned"), ("worker_crash", "tuned")]
+    k = s["node_kill", "tuned"]
+    # by hand: the middle of (16.7, 17.0, 17.5) and of (12, 10, 11); lowest and highest
+    assert (k.n, k.attempts, k.median["reschedule_s"], k.low["reschedule_s"], k.high["reschedule_s"]) == (3, 2, 17.0, 16.7, 17.5)
+    assert (k.median["down_s"], k.low["detect_s"], k.high["detect_s"]) == (11.0, 10.0, 12.0)
+    w = s["worker_crash", "tuned"]
+    assert w.n == 1 and w.median["down_s"] is None and w.median["reschedule_s"] == 4.25
+
+
+@pytest.mark.parametrize("row, message", [
+    ("0,node_kill,tuned,22.05.8,6,5,2,False,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "did not end bit-identical"),
+    ("0,node_kill,tuned,22.05.8,6,5,2,yes,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "line 2: identical must be"),
+    ("0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,x,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05", "line 2: could not convert"),
+])
+def test_a_bad_run_row_is_refused_with_its_line(tmp_path, row, message):
+    with pytest.raises(ValueError, match=message):
+        summary(read_runs(_runs_file(tmp_path, row)))
+
+
+def test_runs_of_one_mode_that_disagree_are_refused(tmp_path):
+    a = "0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05"
+    with pytest.raises(ValueError, match="differ in attempts"):
+        summary(read_runs(_runs_file(tmp_path, a, a.replace(",2,True", ",3,True"))))
+    with pytest.raises(ValueError, match="down_s is missing from some runs"):
+        summary(read_runs(_runs_file(tmp_path, a, a.replace(",0.1,12,", ",0.1,,"))))
+    with pytest.raises(ValueError, match="columns missing: attempts"):
+        read_runs(_runs_file(tmp_path).write_text("run,mode,setting\n") and tmp_path / "runs.csv")
+    with pytest.raises(ValueError, match="at least one run"):
+        summary([])
+
+
+def test_the_committed_runs_are_whole_and_each_requeue_waited_its_settings():
+    runs = read_runs()  # data/slurm_requeue.csv, written by benchmarks/slurmlab_bench.py
+    assert set(summary(runs)) == {(m, k) for m in MODES for k in ("default", "tuned")}
+    for r in runs:
+        assert r["identical"] and r["attempts"] == (2 if r["mode"] == "node_kill" else 1)
+        if r["mode"] == "node_kill":  # slurm.conf(5): DOWN after SlurmdTimeout (pinged every third of it), start after cred_expire
+            assert r["down_s"] >= r["slurmd_timeout_s"] * 2 / 3 - 1
+            assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
+            assert r["reschedule_s"] == pytest.approx(r["rendezvous_s"] - r["detect_s"], abs=0.011)
