@@ -973,3 +973,45 @@ def test_lab_events_empty_logs_and_lines_that_are_not_objects(tmp_path):
     log = inc.read_lab_events(p, errors="reject")
     assert log.report.rejected == {"malformed (event)": 1} and len(log) == 0
     assert log.report.ignored == {"lab event that marks no failure and no stage boundary": 2}
+
+
+def test_an_event_time_of_exactly_max_days_is_the_last_one_accepted(tmp_path):
+    # 100,000 days (274 years) is the reader's bound: at it a time is read, beyond it refused at its line and field
+    ev = [{"node_id": "a", "event_time": 1.0, "event_type": "fault_start", "fault_level": "Hardware Failure",
+           "fault_class": "GPU", "fault_description": "GPU Lost"},
+          {"node_id": "a", "event_time": 100_000, "event_type": "fault_end", "fault_level": "Hardware Failure",
+           "fault_class": "GPU", "fault_description": "GPU Lost"}]
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(ev))
+    log = inc.read_infinitehbd(p)
+    assert log.report.rows_used == 2 and log.end.tolist() == [100_000.0]
+    ev[1]["event_time"] = 100_000.5
+    p.write_text(json.dumps(ev))
+    with pytest.raises(LogFormatError, match="field event_time: must be a finite number of days >= 0 and at most 100,000"):
+        inc.read_infinitehbd(p)
+    # the CSV schema, on its fast path (every row clean) and row by row (one bad row, rejected)
+    c = tmp_path / "t.csv"
+    c.write_text("node,start,end\na,1.0,100000\n")
+    assert inc.read_csv(c).end.tolist() == [100_000.0]
+    c.write_text("node,start,end\na,1.0,100000\nb,1e6,2e6\n")  # b beyond the bound: the file is read row by row
+    got = inc.read_csv(c, errors="reject")
+    assert got.end.tolist() == [100_000.0] and got.report.rows_used == 1 and got.report.rows_rejected == 1
+    c.write_text("node,start,end\na,1.0,100000.5\n")
+    with pytest.raises(LogFormatError, match=r"t.csv, line 2, field end: must be a finite number of days, at most 100,000"):
+        inc.read_csv(c)
+
+
+def test_a_binary_byte_at_the_very_start_is_named_at_offset_0_line_1(tmp_path):
+    p = tmp_path / "log.txt"
+    p.write_bytes(b"\x00JobID|State\n")
+    with pytest.raises(LogFormatError) as e:
+        inc.read_sacct(p)
+    assert e.value.line == 1 and "byte 0x00 at offset 0 " in str(e.value)
+    p.write_bytes(b"\xd2JobID|State\n1|x\n")
+    with pytest.raises(LogFormatError) as e:
+        inc.read_sacct(p)
+    assert e.value.line == 1 and "byte 0xd2 at offset 0 " in str(e.value)
+    p.write_bytes(b"\n\xff")  # a blank first line: the bad byte is on line 2, at offset 1
+    with pytest.raises(LogFormatError) as e:
+        inc.read_sacct(p)
+    assert e.value.line == 2 and "byte 0xff at offset 1 " in str(e.value)

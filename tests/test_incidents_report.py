@@ -569,3 +569,20 @@ def test_only_a_sacct_log_with_several_nodes_an_interruption_is_job_level():
     with pytest.raises(ValueError, match=r"the 4 nodes the log's largest attempt ran on \(got 3\)"):
         report.analyse(small_then_large, Fleet(3, 8))
     assert report.analyse(small_then_large, Fleet(4, 8)).rate.rate_per_gpu_day == pytest.approx(2 / (4 * 8 * 10))
+
+
+def test_node_attribution_reads_hostlists_only_in_sacct_and_refuses_a_missing_node_list(tmp_path):
+    from course_lib.incidents.report import node_attribution
+
+    # a CSV log's node names are names, even one that looks like a Slurm hostlist
+    p = tmp_path / "t.csv"
+    p.write_text("node,start,end\ngpu[01-02],1.0,2\n")
+    assert node_attribution(inc.read_csv(p)) is None
+    # a sacct interruption with no NodeList (empty field): no node to charge it to, so no per-node analyses
+    s = tmp_path / "s.txt"
+    s.write_text("JobID|State|Start|End|NodeList|ExitCode\n"
+                 "5|NODE_FAIL|2024-05-01T00:00:00|2024-05-02T00:00:00||0:0\n"
+                 "6|NODE_FAIL|2024-05-01T00:00:00|2024-05-02T00:00:00|n1|0:0\n")
+    assert node_attribution(inc.read_sacct(s, window=(0, 5))) is not None
+    s.write_text("JobID|State|Start|End|NodeList|ExitCode\n6|NODE_FAIL|2024-05-01T00:00:00|2024-05-02T00:00:00|n1|0:0\n")
+    assert node_attribution(inc.read_sacct(s, window=(0, 5))) is None  # one named node: attributed
