@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Benchmark: the reschedule on a real Slurm cluster, at Slurm's defaults and tuned (issue 38's lab).
 
-    sudo .venv/bin/python benchmarks/slurmlab_bench.py --repeat 3      # every mode x setting, 3 runs each (~35 min)
+    sudo .venv/bin/python benchmarks/slurmlab_bench.py --repeat 3      # every mode x setting, 3 runs each (~75 min)
     sudo .venv/bin/python benchmarks/slurmlab_bench.py --setting tuned # the tuned runs only, once (~2 min)
 
 Needs root, network namespaces and Debian's Slurm packages (``course_lib.slurmlab.INSTALL``). Each run
@@ -10,9 +10,12 @@ submits the user's batch script ``benchmarks/slurm/train.sbatch`` (``sbatch --re
 torchrun on both nodes of the allocation) and injects one failure at step 6 of 12 (checkpoint every 4):
 
 * ``worker_crash``: rank 1's worker SIGKILLed; torchrun restarts the workers inside the allocation;
+* ``hang``: rank 1's worker stops before the all-reduce; rank 0 waits out the 30 s collective timeout,
+  then torchrun restarts both nodes' workers inside the allocation (Slurm sees nothing);
 * ``node_kill``: every process of rank 1's node SIGKILLed (slurmd included): Slurm sets the node DOWN
   after ``SlurmdTimeout``, the job goes NODE_FAIL, is requeued and starts again after ``cred_expire`` on
-  the two healthy nodes (the third node is the spare the partition holds).
+  the two healthy nodes (the third node is the spare the partition holds);
+* ``link_cut``: rank 1's node loses its link (alive, unreachable): the same DOWN and requeue as a dead host.
 
 Settings (``course_lib.slurmlab.SETTINGS``): ``default`` is slurm.conf(5)'s defaults (SlurmdTimeout=300,
 cred_expire=120, sched_interval=60, MessageTimeout=10); ``tuned`` is the smallest the lab runs with
@@ -130,8 +133,9 @@ def _markdown(p: dict) -> str:
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     if p["failed_runs"]:
         lines += ["", "Runs that did not finish:", ""] + [f"- {f['mode']} {f['setting']}: {f['error']}" for f in p["failed_runs"]]
-    lines += ["", "What the rows say: a worker crash never reaches the scheduler (one attempt in sacct; torchrun restarts the "
-              "workers in the allocation). A lost node costs SlurmdTimeout before anyone acts (nobody tells Slurm a host "
+    lines += ["", "What the rows say: a worker crash or a hang never reaches the scheduler (one attempt in sacct; torchrun "
+              "restarts the workers in the allocation), and a hang costs its collective timeout before anyone acts (the hung "
+              "rank's node answers every ping). A lost node, dead or cut off, costs SlurmdTimeout before anyone acts (nobody tells Slurm a host "
               "died), then cred_expire before the requeued job may start, then the job's own start-up (srun, torchrun, "
               "import torch, rendezvous). This toy's start-up is seconds; a 4,096-GPU allocation's is not (container and "
               "image pull, NCCL initialisation across the fleet), so only the two settings' shares carry over to a fleet, "

@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import build_site  # noqa: E402
 import course  # noqa: E402
 
-NEW = "14-silent-corruption"  # a lesson another branch is about to add
+NEW = "16-a-new-lesson"  # a lesson another branch is about to add (after the last one)
 
 
 def test_every_lesson_notebook_has_one_row_in_number_order():
@@ -53,8 +53,8 @@ def course_copy(tmp_path):
 
 def test_a_new_lesson_joins_the_path_with_one_row(course_copy):
     last = course.lessons()[-1]
-    _lesson(course_copy / "notebooks" / f"{NEW}.ipynb", "14 · Silent corruption and lemon nodes", 30)
-    _lesson(course_copy / "exercises" / f"{NEW}-ex.ipynb", "14 · Exercises: silent corruption", 20)
+    _lesson(course_copy / "notebooks" / f"{NEW}.ipynb", "16 · A new lesson", 30)
+    _lesson(course_copy / "exercises" / f"{NEW}-ex.ipynb", "16 · Exercises: a new lesson", 20)
     with pytest.raises(ValueError, match=NEW):  # the notebook alone: named as missing from the table
         course.lessons(course_copy)
     with open(course_copy / course.TABLE, "a", encoding="utf-8") as fh:
@@ -66,17 +66,17 @@ def test_a_new_lesson_joins_the_path_with_one_row(course_copy):
     assert course.after_exercises(NEW, course_copy).kind == "answer sheet"
     home = build_site.home_page(course_copy)
     assert f"notebooks/{NEW}" in home and f"exercises/{NEW}-ex" in home  # the map and the sidebar's path
-    row = next(line for line in home.splitlines() if line.startswith("| 14 |"))
+    row = next(line for line in home.splitlines() if line.startswith("| 16 |"))
     assert "(notebooks/08-" in row and "(notebooks/13-" in row, row  # its prerequisites, from the row
 
 
 @pytest.mark.parametrize("line,match", [
-    (f"{NEW},15,,,\n", "earlier rows"),
+    (f"{NEW},17,,,\n", "earlier rows"),
     ("00-the-question,,,,\n", "two rows"),
-    ("15-nowhere,,,,\n", "names no notebook"),
+    ("17-nowhere,,,,\n", "names no notebook"),
 ])
 def test_a_bad_row_is_rejected_by_name(course_copy, line, match):
-    _lesson(course_copy / "notebooks" / f"{NEW}.ipynb", "14 · Silent corruption", 30)
+    _lesson(course_copy / "notebooks" / f"{NEW}.ipynb", "16 · A new lesson", 30)
     with open(course_copy / course.TABLE, "a", encoding="utf-8") as fh:
         fh.write(line)
     with pytest.raises(ValueError, match=match):

@@ -45,7 +45,7 @@ def test_slurms_defaults_are_the_documented_ones():
     assert (d.slurmd_timeout_s, d.cred_expire_s, d.sched_interval_s, d.message_timeout_s) == (300, 120, 60, 10)
 
 
-@pytest.mark.parametrize("kw, name", [({"mode": "hang"}, "mode"), ({"setting": "fast"}, "setting"),
+@pytest.mark.parametrize("kw, name", [({"mode": "freeze"}, "mode"), ({"setting": "fast"}, "setting"),
                                       ({"fail_step": 1}, "fail_step"), ({"fail_step": 12}, "fail_step"),
                                       ({"steps": 12.0}, "fail_step")])
 def test_bad_runs_are_refused_before_anything_starts(kw, name, tmp_path):
@@ -112,6 +112,22 @@ def worker_crash(tmp_path_factory):
     return run_failure("worker_crash", "tuned", run_dir=run_dir), run_dir
 
 
+@pytest.fixture(scope="module")
+def hang(tmp_path_factory):
+    if MISSING:
+        pytest.skip(MISSING)
+    run_dir = tmp_path_factory.mktemp("slurm-hang")
+    return run_failure("hang", "tuned", run_dir=run_dir), run_dir
+
+
+@pytest.fixture(scope="module")
+def link_cut(tmp_path_factory):
+    if MISSING:
+        pytest.skip(MISSING)
+    run_dir = tmp_path_factory.mktemp("slurm-link-cut")
+    return run_failure("link_cut", "tuned", run_dir=run_dir), run_dir
+
+
 @needs_slurm
 def test_a_killed_node_is_requeued_once_and_the_job_completes(node_kill):
     res, _ = node_kill
@@ -173,7 +189,29 @@ def test_a_worker_crash_never_reaches_the_scheduler(worker_crash):
 
 
 @needs_slurm
-@pytest.mark.parametrize("which", ["node_kill", "worker_crash"])
+def test_a_hang_is_seen_only_at_the_collective_timeout_and_never_by_the_scheduler(hang):
+    res, _ = hang
+    # the hung rank's node answers every ping: one attempt, no node event; its peer gives up at the job's
+    # process-group timeout (30 s, course_lib.slurmlab.lab._job_config), not before
+    assert res.attempts == 1 and res.events.splitlines()[1:] == [] and res.phases["down_s"] is None
+    assert 30.0 <= res.phases["noticed_s"] < 30.0 + 5.0
+    assert res.stages_s()["detect_s"] == res.phases["noticed_s"] and res.identical
+
+
+@needs_slurm
+def test_a_cut_link_is_a_dead_host_to_the_scheduler(link_cut):
+    res, _ = link_cut
+    rows = [ln.split("|") for ln in res.sacct.splitlines()[1:] if ln and "." not in ln.split("|")[0]]
+    assert [r[2] for r in rows] == ["NODE_FAIL", "COMPLETED"] and rows[1][8] == "n[0,2]"
+    (ev,) = [ln.split("|") for ln in res.events.splitlines()[1:] if ln]
+    assert ev[1] == "n1" and ev[4].startswith("DOWN") and ev[5] == "Not responding"
+    p = res.phases
+    assert p["down_s"] >= TUNED.slurmd_timeout_s * 2 / 3 - 1 and p["eligible_s"] - p["requeued_s"] >= TUNED.cred_expire_s - 1
+    assert res.identical
+
+
+@needs_slurm
+@pytest.mark.parametrize("which", ["node_kill", "worker_crash", "hang", "link_cut"])
 def test_a_finished_run_leaves_nothing_behind(which, request):
     res, run_dir = request.getfixturevalue(which)
     tag = (run_dir / "netns-tag").read_text() if (run_dir / "netns-tag").exists() else None

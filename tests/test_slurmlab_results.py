@@ -5,7 +5,7 @@ No cluster is started here: the lab's own runs are in tests/test_slurmlab.py.
 """
 import pytest
 
-from course_lib.slurmlab import MODES, read_runs, summary
+from course_lib.slurmlab import MODES, NODE_MODES, read_runs, restart_parts, summary
 
 RUNS_HEADER = ("run,mode,setting,slurm_version,slurmd_timeout_s,cred_expire_s,attempts,identical,noticed_s,down_s,requeued_s,"
                "eligible_s,started_s,rendezvous_s,loaded_s,first_step_s,progress_s,detect_s,reschedule_s,reload_s,rewind_s")
@@ -59,8 +59,50 @@ def test_the_committed_runs_are_whole_and_each_requeue_waited_its_settings():
     runs = read_runs()  # data/slurm_requeue.csv, written by benchmarks/slurmlab_bench.py
     assert set(summary(runs)) == {(m, k) for m in MODES for k in ("default", "tuned")}
     for r in runs:
-        assert r["identical"] and r["attempts"] == (2 if r["mode"] == "node_kill" else 1)
-        if r["mode"] == "node_kill":  # slurm.conf(5): DOWN after SlurmdTimeout (pinged every third of it), start after cred_expire
+        assert r["identical"] and r["attempts"] == (2 if r["mode"] in NODE_MODES else 1)
+        if r["mode"] in NODE_MODES:  # slurm.conf(5): DOWN after SlurmdTimeout (pinged every third of it), start after cred_expire
             assert r["down_s"] >= r["slurmd_timeout_s"] * 2 / 3 - 1
             assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
             assert r["reschedule_s"] == pytest.approx(r["rendezvous_s"] - r["detect_s"], abs=0.011)
+        else:  # torchrun handles it inside the allocation: Slurm never sees it
+            assert r["down_s"] is None and r["requeued_s"] is None and r["started_s"] is None
+        if r["mode"] == "hang":  # seen only at the job's 30 s collective timeout (course_lib.slurmlab.lab)
+            assert 30.0 <= r["detect_s"] < 30.0 + 5.0
+
+
+def test_a_requeued_restart_is_split_per_run_into_detect_scheduler_and_start_up(tmp_path):
+    p = _runs_file(tmp_path,
+                   "0,node_kill,tuned,22.05.8,6,5,2,True,,12,12,22,22,28.5,28.7,28.8,28.8,12,16.5,0.2,0.05",
+                   "1,node_kill,tuned,22.05.8,6,5,2,True,,10,10,20,21,27.0,27.1,27.2,27.2,10,17.0,0.1,0.05",
+                   "2,node_kill,tuned,22.05.8,6,5,2,True,,11,11,21,23,28.0,28.1,28.2,28.2,11,17.0,0.1,0.05",
+                   "3,worker_crash,tuned,22.05.8,6,5,1,True,0.05,,,,,4.3,4.3,4.4,4.4,0.05,4.25,0.01,0.06")
+    k = restart_parts(read_runs(p), "node_kill", "tuned")
+    # by hand, per run: scheduler = started - DOWN (10, 11, 12), start-up = process group - started (6.5, 6.0, 5.0)
+    assert k.n == 3
+    assert (k.median["detect_s"], k.low["detect_s"], k.high["detect_s"]) == (11, 10, 12)
+    assert (k.median["scheduler_s"], k.low["scheduler_s"], k.high["scheduler_s"]) == (11, 10, 12)
+    assert (k.median["startup_s"], k.low["startup_s"], k.high["startup_s"]) == (6.0, 5.0, 6.5)
+    # the median of the per-run sums (16.5, 17.0, 17.0), not the sum of the medians (11 + 6.0)
+    assert k.median["reschedule_s"] == 17.0 and k.low["reschedule_s"] == 16.5
+    with pytest.raises(ValueError, match="was not requeued"):
+        restart_parts(read_runs(p), "worker_crash", "tuned")
+    with pytest.raises(ValueError, match="no run of mode 'link_cut'"):
+        restart_parts(read_runs(p), "link_cut", "tuned")
+
+
+def test_a_summary_cell_is_the_median_with_its_range_only_where_the_runs_differ(tmp_path):
+    p = _runs_file(tmp_path,
+                   "0,node_kill,tuned,22.05.8,6,5,2,True,0.1,12,12,22,22,28.7,28.7,28.8,28.8,12,16.7,0.01,0.05",
+                   "1,node_kill,tuned,22.05.8,6,5,2,True,0.1,10,10,20,21,27.0,27.1,27.2,27.2,10,16.7,0.01,0.05",
+                   "2,worker_crash,tuned,22.05.8,6,5,1,True,0.05,,,,,4.3,4.3,4.4,4.4,0.05,4.25,0.01,0.06")
+    s = summary(read_runs(p))
+    k = s["node_kill", "tuned"]
+    assert k.text("down_s") == "11.0 s (10.0-12.0)"  # by hand: the middle of 10 and 12, then the two
+    assert k.text("reschedule_s", ".2f") == "16.70 s"  # both runs alike: no range
+    assert s["worker_crash", "tuned"].text("down_s") == "-"  # a phase the failure does not have
+
+
+def test_a_requeue_with_a_missing_phase_is_refused_not_computed(tmp_path):
+    p = _runs_file(tmp_path, "0,node_kill,tuned,22.05.8,6,5,2,True,,12,12,22,,28.5,28.7,28.8,28.8,12,16.5,0.2,0.05")
+    with pytest.raises(ValueError, match="was not requeued"):
+        restart_parts(read_runs(p), "node_kill", "tuned")

@@ -12,11 +12,20 @@ Failure modes (:data:`MODES`):
 ``worker_crash``
     rank 1's worker SIGKILLed: torchrun notices and restarts its workers inside the allocation; Slurm
     never sees it (no second attempt in sacct).
+``hang``
+    rank 1's worker stops in the middle of a step and never reaches the all-reduce (alive, silent): rank 0
+    waits in the collective until its timeout (30 s here, the job's process-group timeout), then torchrun
+    restarts the workers of both nodes inside the allocation. Slurm sees nothing: the node answers its pings.
 ``node_kill``
     every process of rank 1's node SIGKILLed at once (slurmd with the job's processes): the host is gone.
     Nobody tells Slurm: slurmctld sets the node DOWN once it has not answered for ``SlurmdTimeout``, the
     job goes NODE_FAIL and is requeued; it may start again after ``cred_expire``, on the two healthy
     nodes.
+``link_cut``
+    rank 1's node loses its link in the middle of a step (it stays alive, its processes keep running, nothing
+    reaches it). Its peer hangs in the collective; slurmctld, whose pings go unanswered, sets the node DOWN
+    after ``SlurmdTimeout`` as for a dead host, and the job is requeued onto the two reachable nodes. The
+    cut-off node's processes live on until the lab's close: Slurm cannot reach them to kill them either.
 
 Phases, in seconds since the failure (the ``inject`` event): ``noticed_s`` (the first torchrun agent that
 noticed), ``down_s`` (the node set DOWN: the node event's start in ``sacctmgr show event``), ``requeued_s``
@@ -44,13 +53,15 @@ from ..nodelab.spec import NodeLabConfig
 from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
 from .results import PHASES, STAGES
 
-__all__ = ["MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
+__all__ = ["MODES", "NODE_MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
            "SACCT_FORMAT", "EVENTS_COMMAND"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SBATCH_SCRIPT = ROOT / "benchmarks" / "slurm" / "train.sbatch"
 TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
-MODES = ("worker_crash", "node_kill")
+MODES = ("worker_crash", "hang", "node_kill", "link_cut")
+#: The modes the scheduler handles (a node set DOWN, the job requeued); the others torchrun handles in the allocation.
+NODE_MODES = ("node_kill", "link_cut")
 SETTINGS = {"default": DEFAULTS, "tuned": TUNED}
 #: The sacct columns the lab exports (course_lib.incidents.read_sacct reads them).
 SACCT_FORMAT = "JobID,JobName,State,ExitCode,Submit,Eligible,Start,End,NodeList,NNodes,Reason"
@@ -86,7 +97,7 @@ class SlurmLabResult:
     def stages_s(self) -> dict:
         """The course's four stages (s): detect, reschedule, reload, rewind (see the module doc)."""
         p = self.phases
-        acted = p["down_s"] if self.mode == "node_kill" else p["noticed_s"]
+        acted = p["down_s"] if self.mode in NODE_MODES else p["noticed_s"]
         return {"detect_s": acted, "reschedule_s": p["rendezvous_s"] - acted, "reload_s": p["loaded_s"] - p["rendezvous_s"],
                 "rewind_s": p["progress_s"] - p["loaded_s"]}
 
@@ -106,7 +117,7 @@ def _fmt(v):
 
 def _job_config(mode: str, steps: int, fail_step: int) -> tuple[NodeLabConfig, dict]:
     """The job (two nodes, one rank each) and its one failure: rank 1 fails in the middle of ``fail_step``."""
-    kind = {"worker_crash": "kill", "node_kill": "node_kill"}[mode]
+    kind = {"worker_crash": "kill", "hang": "hang", "node_kill": "node_kill", "link_cut": "link_cut"}[mode]
     return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=30.0),
             {"kind": kind, "step": fail_step, "rank": 1})
 
@@ -208,7 +219,7 @@ def _phases(mode: str, events: list, sacct: str, events_txt: str, jobid: str) ->
     p = dict.fromkeys(PHASES)
     p["noticed_s"] = rel(noticed["t"]) if noticed else None
     restart_from = t0
-    if mode == "node_kill":
+    if mode in NODE_MODES:
         rows = [r for r in _sacct_rows(sacct) if r["JobID"] == jobid]
         failed = next((r for r in rows if r["State"].startswith("NODE_FAIL")), None)
         nxt = rows[rows.index(failed) + 1] if failed is not None and rows.index(failed) + 1 < len(rows) else None

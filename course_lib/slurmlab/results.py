@@ -19,9 +19,11 @@ from pathlib import Path
 
 from .. import data
 
-__all__ = ["DATA_FILE", "PHASES", "STAGES", "TIMES", "Summary", "read_runs", "summary"]
+__all__ = ["DATA_FILE", "EXPORTS", "PARTS", "PHASES", "STAGES", "TIMES", "Parts", "Summary", "read_runs", "restart_parts", "summary"]
 
 DATA_FILE = data.DATA_DIR / "slurm_requeue.csv"
+#: The committed exports of the first run of each mode x setting: ``<mode>-<setting>/sacct.txt`` and ``events.txt``.
+EXPORTS = data.DATA_DIR.parent / "benchmarks" / "results" / "slurmlab"
 #: A run's phases, s since the failure (course_lib.slurmlab.lab's module doc defines each).
 PHASES = ("noticed_s", "down_s", "requeued_s", "eligible_s", "started_s", "rendezvous_s", "loaded_s", "first_step_s",
           "progress_s")
@@ -29,6 +31,8 @@ PHASES = ("noticed_s", "down_s", "requeued_s", "eligible_s", "started_s", "rende
 STAGES = ("detect_s", "reschedule_s", "reload_s", "rewind_s")
 #: The timed columns of a run's row.
 TIMES = PHASES + STAGES
+#: A requeued restart split by who spends it (:func:`restart_parts`).
+PARTS = ("detect_s", "scheduler_s", "startup_s", "reschedule_s")
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,13 @@ class Summary:
     median: dict
     low: dict
     high: dict
+
+    def text(self, key: str, fmt: str = ".1f") -> str:
+        """``key``'s median in seconds, with its lowest to highest run where they differ: "394.9 s (390.2-399.0)"."""
+        if self.median[key] is None:
+            return "-"
+        spread = f" ({self.low[key]:{fmt}}-{self.high[key]:{fmt}})" if self.high[key] > self.low[key] else ""
+        return f"{self.median[key]:{fmt}} s{spread}"
 
 
 def read_runs(path: Path | str = DATA_FILE) -> list[dict]:
@@ -99,3 +110,46 @@ def summary(rows: list[dict]) -> dict:
         out[mode, setting] = Summary(mode, setting, len(rs), rs[0]["attempts"], rs[0]["slurmd_timeout_s"],
                                      rs[0]["cred_expire_s"], med, low, high)
     return out
+
+
+@dataclass(frozen=True)
+class Parts:
+    """A requeued restart's parts over the runs of one mode x setting (s): each part's median, lowest and highest,
+    the medians of the per-run differences (not differences of medians)."""
+
+    mode: str
+    setting: str
+    n: int
+    median: dict
+    low: dict
+    high: dict
+
+
+def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
+    """A lost node's restart split by who spends it, per run then summarised (notebook 15), in seconds:
+
+    - ``detect_s``: the failure to the node set DOWN (Slurm's ``SlurmdTimeout`` and its ping cycle);
+    - ``scheduler_s``: DOWN to the requeued attempt's Start (the requeue, ``cred_expire``'s wait before a
+      requeued job may start, the scheduler's cycle): what Slurm's settings decide, at any scale;
+    - ``startup_s``: that Start to every rank's process group ready (srun, torchrun, the interpreter, the
+      rendezvous): the job's own start-up, a toy's here, a fleet's far longer;
+    - ``reschedule_s``: the course's reschedule stage, ``scheduler_s + startup_s``.
+
+    rows: :func:`read_runs`. Raises ValueError when no run of ``mode`` x ``setting`` was requeued (a worker
+    crash or a hang never reaches the scheduler) or when a run lacks a phase.
+    """
+    runs = [r for r in rows if r["mode"] == mode and r["setting"] == setting]
+    if not runs:
+        raise ValueError(f"no run of mode {mode!r} at setting {setting!r} in the rows "
+                         f"(there are: {sorted({(r['mode'], r['setting']) for r in rows})})")
+    per_run = []
+    for r in runs:
+        need = ("down_s", "started_s", "rendezvous_s")
+        if r["attempts"] < 2 or any(r[k] is None for k in need):
+            raise ValueError(f"run {r.get('run')!r} ({mode}, {setting}) was not requeued (attempts {r['attempts']}): "
+                             "only a node Slurm sets DOWN has a scheduler's share")
+        per_run.append({"detect_s": r["down_s"], "scheduler_s": r["started_s"] - r["down_s"],
+                        "startup_s": r["rendezvous_s"] - r["started_s"], "reschedule_s": r["rendezvous_s"] - r["down_s"]})
+    med = {k: statistics.median(x[k] for x in per_run) for k in PARTS}
+    return Parts(mode, setting, len(per_run), med, {k: min(x[k] for x in per_run) for k in PARTS},
+                 {k: max(x[k] for x in per_run) for k in PARTS})

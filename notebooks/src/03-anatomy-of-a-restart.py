@@ -137,7 +137,8 @@ assert abs(budget.restart_minutes_per_day / MINUTES_PER_DAY - scenario.loss_frac
 # remainder: its minutes are what the question's 15 leave once the other three are paid, not a measured stage.
 # The hang share (39 %), the 10-minute interval and the hour a corruption goes unnoticed are the course's assumptions;
 # with a different split of the same 15 minutes the reschedule would be larger or smaller. Measure it first: the
-# labs of notebooks [07](07-fault-injection-lab.ipynb) and [11](11-losing-a-node.ipynb) log the events that time each stage. The question's 2 %
+# labs of notebooks [07](07-fault-injection-lab.ipynb) and [11](11-losing-a-node.ipynb) log the events that time each stage, and
+# [notebook 15](15-the-schedulers-share.ipynb) times the reschedule itself on a real Slurm cluster. The question's 2 %
 # counts restarts only. The checkpoints that make a restart cheap cost something too: every interval,
 # training stops while the synchronous `torch.save` writes the shard ([notebook 05](05-write-cost.ipynb)
 # measures it). The course counts those writes beside the restarts in every day it compares, before the

@@ -355,7 +355,8 @@ print(f"elastic instead (drop one {scenario.modes.replica_gpus:g}-GPU replica un
 # share of a larger job. At the question's numbers the reschedule it replaces is only what the 15 minutes leave, just
 # above FlashRecovery's end-to-end restart, so it does not pay; every sourced re-queue (Kokolis et al.'s 5-20 minutes)
 # is above the break-even, and there it would. The recommendation therefore rests on a stage the course could not
-# source: measure the reschedule before buying a spare. Continuing elastically on one replica fewer, until the node is
+# source: measure the reschedule before buying a spare ([notebook 15](15-the-schedulers-share.ipynb) measures Slurm's share of it
+# on a real cluster and asks how long the job's own start-up may take before the spare pays). Continuing elastically on one replica fewer, until the node is
 # repaired, is the other way to do without a spare.
 #
 # The other way out is to stop fewer GPUs per failure. **In-process restart** (NVIDIA Resiliency

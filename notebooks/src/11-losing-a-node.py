@@ -236,7 +236,8 @@ plt.show()
 # 3x target against a fresh node is wrong in principle here. What a spare removes is everything before that fresh
 # node exists: finding a healthy host, draining and provisioning it, the scheduler's queue. In the lab that is the
 # scaled re-queue, and it is most of the no-spare restart. So the lab measures the mechanics honestly and borrows
-# the one number it cannot make on one machine.
+# the one number it cannot make on one machine; [notebook 15](15-the-schedulers-share.ipynb) measures the scheduler's part of
+# it on a real Slurm cluster (the job's start-up at fleet scale stays a sourced number).
 #
 # **A cut link is a hang, not a crash.** The `hot spare, link cut` row: the node is alive, its sockets stay
 # open, its peer's all-reduce waits until the collective timeout, and only then does the job re-form (or

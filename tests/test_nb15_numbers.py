@@ -1,0 +1,80 @@
+"""Notebook 15's numbers, read from the committed notebook's outputs and recomputed by hand from the raw rows of
+data/slurm_requeue.csv and the committed sacct export (csv and string parsing, not course_lib.slurmlab's readers)."""
+import csv
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course_lib import Scenario
+from course_lib.answer import answer
+
+ROOT = Path(__file__).resolve().parents[1]
+NB = ROOT / "notebooks" / "15-the-schedulers-share.ipynb"
+RUNS = ROOT / "data" / "slurm_requeue.csv"
+EXPORT = ROOT / "benchmarks" / "results" / "slurmlab" / "node_kill-default" / "sacct.txt"
+
+
+def _outputs() -> str:
+    book = nbformat.read(NB, as_version=4)
+    return "\n".join(o.get("text", "") for c in book.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                     if o.get("output_type") == "stream")
+
+
+def _middle(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def _rows(mode, setting):
+    with RUNS.open(newline="") as fh:
+        return [r for r in csv.DictReader(fh) if r["mode"] == mode and r["setting"] == setting]
+
+
+def _parts(setting):
+    rs = _rows("node_kill", setting)
+    assert len(rs) >= 3  # medians of repeated runs
+    f = lambda r, k: float(r[k])  # noqa: E731
+    return {"detect": _middle(f(r, "down_s") for r in rs), "scheduler": _middle(f(r, "started_s") - f(r, "down_s") for r in rs),
+            "startup": _middle(f(r, "rendezvous_s") - f(r, "started_s") for r in rs),
+            "reschedule": _middle(f(r, "rendezvous_s") - f(r, "down_s") for r in rs)}
+
+
+@pytest.mark.parametrize("setting", ["default", "tuned"])
+def test_the_split_of_a_lost_nodes_restart_is_the_runs_medians(setting):
+    p = _parts(setting)
+    assert (f"detect {p['detect']:.0f} s; reschedule {p['reschedule']:.0f} s = the scheduler's {p['scheduler']:.0f} s + "
+            f"the job's start-up {p['startup']:.1f} s") in _outputs()
+
+
+def test_the_start_up_budget_is_the_break_even_less_the_schedulers_share():
+    be = answer(Scenario(), spread_draws=0).spare.break_even_min
+    d, t = _parts("default"), _parts("tuned")
+    out = _outputs()
+    assert f"the start-up may take {be - d['scheduler'] / 60:.2f} min at Slurm's defaults and {be - t['scheduler'] / 60:.2f} min tuned" in out
+    assert f"exceeds {be - d['scheduler'] / 60:.2f} min at Slurm's defaults or {be - t['scheduler'] / 60:.2f} min tuned" in out
+    # at the defaults the scheduler alone takes more than half of the break-even, as the lesson says
+    assert d["scheduler"] / 60 > be / 2 > t["scheduler"] / 60
+
+
+def test_the_accounting_read_back_is_end_to_start_in_the_export():
+    lines = [ln.split("|") for ln in EXPORT.read_text().splitlines() if ln.strip()]
+    head, jobs = lines[0], [dict(zip(lines[0], ln)) for ln in lines[1:] if "." not in ln[0]]
+    assert head[0] == "JobID" and [j["State"] for j in jobs] == ["NODE_FAIL", "COMPLETED"]
+    gap = (datetime.fromisoformat(jobs[1]["Start"]) - datetime.fromisoformat(jobs[0]["End"])).total_seconds()
+    assert f"End of the failed attempt to Start of the next: {gap:.0f} s" in _outputs()
+    assert gap >= 120  # cred_expire's default (slurm.conf(5)) holds a requeued job at least this long
+
+
+def test_only_the_node_failures_reach_the_scheduler():
+    out = _outputs()
+    for mode, who in (("worker_crash", "torchrun"), ("hang", "torchrun"), ("node_kill", "Slurm"), ("link_cut", "Slurm")):
+        for setting in ("default", "tuned"):
+            attempts = {int(r["attempts"]) for r in _rows(mode, setting)}
+            n = 2 if who == "Slurm" else 1
+            assert attempts == {n}
+            assert any(ln.split()[:4] == [mode, setting, str(n), who] for ln in out.splitlines())
+    hang = _middle(float(r["detect_s"]) for r in _rows("hang", "default"))
+    assert 30.0 <= hang < 35.0  # the job's 30 s collective timeout
