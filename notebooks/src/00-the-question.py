@@ -4,7 +4,7 @@
 # **The question.** *A 4,096-GPU training run loses about 2 % of every day to restarts (two a day,
 # about 15 minutes each). Fix it, and say where the floor is.* This notebook turns the sentence
 # into numbers, names the four stages every restart goes through, states the checkpoint interval
-# the course assumes, and lays out the road through notebooks [01](01-per-gpu-failure-rate.ipynb)-[14](14-silent-corruption-and-lemons.ipynb).
+# the course assumes, and lays out the road through notebooks [01](01-per-gpu-failure-rate.ipynb)-[15](15-the-schedulers-share.ipynb).
 #
 # **Learning objectives**
 # - Compute the daily loss, the implied fleet MTBF and the implied per-GPU failure rate from the question's numbers.
@@ -156,6 +156,7 @@ print(f"if the 15 min were downtime only and the team checkpointed hourly: {hour
 # | [12 interview drill](12-interview-drill.ipynb) | the four scoring points and the follow-ups, answered first by you, then by the course |
 # | [13 your incident log](13-your-incident-log.ipynb) | a real fault trace tests the model's identical, independent, stationary nodes; the floor for that fleet |
 # | [14 silent corruption and lemons](14-silent-corruption-and-lemons.ipynb) | real bit flips caught within steps by cheap detectors, the SDC term at their measured latency; a node that keeps failing and three policies for it |
+# | [15 the scheduler's share](15-the-schedulers-share.ipynb) | a lost node timed on a real Slurm cluster at its defaults and tuned: who spends the reschedule, and how long a fleet's start-up may take before a spare pays |
 #
 # Then [the answer sheet](../ANSWER_SHEET.md): the whole answer in 2 and in 10 minutes. Short of time? The
 # course's home page has an evening's path through it (00, 03, 04, 08, 12 and the answer sheet).
