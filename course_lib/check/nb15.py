@@ -12,12 +12,11 @@ not depend on the machine and need no cluster.
 """
 from __future__ import annotations
 
+from ..slurmlab.results import EXPORTS
 from . import Mistake
 from ._common import NumberCheck, exercise
 
 __all__ = ["requeue_from_accounting", "startup_budget", "accounting_numbers", "budget_numbers", "EXPORTS"]
-
-from ..slurmlab.results import EXPORTS
 
 
 def _attempts(sacct) -> list[dict]:

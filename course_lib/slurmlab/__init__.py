@@ -13,9 +13,9 @@ the committed runs (data/slurm_requeue.csv) and their medians.
 """
 from .cluster import (DEFAULTS, INSTALL, PACKAGES, TUNED, SlurmCluster, SlurmSettings, SlurmUnavailable, slurm_missing,
                       slurm_version)
-from .lab import EVENTS_COMMAND, MODES, NODE_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, STAGES, SlurmLabResult, run_failure
+from .lab import COLLECTIVE_TIMEOUT_S, EVENTS_COMMAND, MODES, NODE_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, STAGES, SlurmLabResult, run_failure
 from .results import EXPORTS, Parts, Summary, read_runs, restart_parts, summary
 
-__all__ = ["DEFAULTS", "EVENTS_COMMAND", "EXPORTS", "INSTALL", "MODES", "PACKAGES", "PHASES", "SACCT_FORMAT", "SBATCH_SCRIPT", "SETTINGS",
+__all__ = ["COLLECTIVE_TIMEOUT_S", "DEFAULTS", "EVENTS_COMMAND", "EXPORTS", "INSTALL", "MODES", "PACKAGES", "PHASES", "SACCT_FORMAT", "SBATCH_SCRIPT", "SETTINGS",
            "STAGES", "TUNED", "Parts", "restart_parts", "NODE_MODES", "SlurmCluster", "SlurmLabResult", "SlurmSettings", "SlurmUnavailable", "Summary", "read_runs",
            "run_failure", "slurm_missing", "slurm_version", "summary"]

@@ -53,7 +53,7 @@ from ..nodelab.spec import NodeLabConfig
 from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
 from .results import PHASES, STAGES
 
-__all__ = ["MODES", "NODE_MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
+__all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
            "SACCT_FORMAT", "EVENTS_COMMAND"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,8 @@ TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
 MODES = ("worker_crash", "hang", "node_kill", "link_cut")
 #: The modes the scheduler handles (a node set DOWN, the job requeued); the others torchrun handles in the allocation.
 NODE_MODES = ("node_kill", "link_cut")
+#: The job's process-group (collective) timeout, s: when a hang is noticed.
+COLLECTIVE_TIMEOUT_S = 30.0
 SETTINGS = {"default": DEFAULTS, "tuned": TUNED}
 #: The sacct columns the lab exports (course_lib.incidents.read_sacct reads them).
 SACCT_FORMAT = "JobID,JobName,State,ExitCode,Submit,Eligible,Start,End,NodeList,NNodes,Reason"
@@ -118,7 +120,7 @@ def _fmt(v):
 def _job_config(mode: str, steps: int, fail_step: int) -> tuple[NodeLabConfig, dict]:
     """The job (two nodes, one rank each) and its one failure: rank 1 fails in the middle of ``fail_step``."""
     kind = {"worker_crash": "kill", "hang": "hang", "node_kill": "node_kill", "link_cut": "link_cut"}[mode]
-    return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=30.0),
+    return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S),
             {"kind": kind, "step": fail_step, "rank": 1})
 
 

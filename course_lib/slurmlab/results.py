@@ -133,7 +133,7 @@ def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
       requeued job may start, the scheduler's cycle): what Slurm's settings decide, at any scale;
     - ``startup_s``: that Start to every rank's process group ready (srun, torchrun, the interpreter, the
       rendezvous): the job's own start-up, a toy's here, a fleet's far longer;
-    - ``reschedule_s``: the course's reschedule stage, ``scheduler_s + startup_s``.
+    - ``reschedule_s``: the course's reschedule stage, the run's own (``scheduler_s + startup_s``).
 
     rows: :func:`read_runs`. Raises ValueError when no run of ``mode`` x ``setting`` was requeued (a worker
     crash or a hang never reaches the scheduler) or when a run lacks a phase.
@@ -144,12 +144,13 @@ def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
                          f"(there are: {sorted({(r['mode'], r['setting']) for r in rows})})")
     per_run = []
     for r in runs:
-        need = ("down_s", "started_s", "rendezvous_s")
+        need = ("detect_s", "reschedule_s", "down_s", "started_s")
         if r["attempts"] < 2 or any(r[k] is None for k in need):
             raise ValueError(f"run {r.get('run')!r} ({mode}, {setting}) was not requeued (attempts {r['attempts']}): "
                              "only a node Slurm sets DOWN has a scheduler's share")
-        per_run.append({"detect_s": r["down_s"], "scheduler_s": r["started_s"] - r["down_s"],
-                        "startup_s": r["rendezvous_s"] - r["started_s"], "reschedule_s": r["rendezvous_s"] - r["down_s"]})
+        scheduler = r["started_s"] - r["down_s"]  # the run's own stages (the lab's stages_s) are split, not recomputed
+        per_run.append({"detect_s": r["detect_s"], "scheduler_s": scheduler, "startup_s": r["reschedule_s"] - scheduler,
+                        "reschedule_s": r["reschedule_s"]})
     med = {k: statistics.median(x[k] for x in per_run) for k in PARTS}
     return Parts(mode, setting, len(per_run), med, {k: min(x[k] for x in per_run) for k in PARTS},
                  {k: max(x[k] for x in per_run) for k in PARTS})

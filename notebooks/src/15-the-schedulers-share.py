@@ -82,7 +82,7 @@ from course_lib.answer import answer
 from course_lib.data import sourced
 from course_lib.incidents import read_sacct, read_slurm_events, reschedule_times
 from course_lib.notebook import predict
-from course_lib.slurmlab import (DEFAULTS, EXPORTS, MODES, NODE_MODES, SBATCH_SCRIPT, TUNED, read_runs, restart_parts,
+from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, EXPORTS, MODES, NODE_MODES, SBATCH_SCRIPT, TUNED, read_runs, restart_parts,
                                  run_failure, slurm_missing, summary)
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
@@ -152,9 +152,9 @@ for s, p in parts.items():
 # Tuned to the smallest values this lab runs with, the same failure costs seconds. Which parts carry over to a
 # 4,096-GPU job? Detection and the scheduler's share are Slurm's settings and its scheduler's cycle; they do not
 # scale with the job. The start-up does: a large job pulls its container, builds its model, initialises NCCL across
-# every rank and starts its data loader. MegaScale reports job *initialisation* of 1,047 s on 2,048 GPUs before its
-# optimisations and under 30 s at more than 10,000 GPUs after them [@megascale]: an initialisation, which is what this
-# part is (not a failure-to-training restart, which adds detection, the scheduler and the reload).
+# every rank and starts its data loader. MegaScale reports job *initialisation* on 2,048 GPUs before its
+# optimisations and at more than 10,000 GPUs after them [@megascale] (section 7 uses both): an initialisation, which is
+# what this part is (not a failure-to-training restart, which adds detection, the scheduler and the reload).
 #
 # ## 3. The batch script a user submits
 #
@@ -228,11 +228,12 @@ print(f"{'failure':13s} {'setting':8s} {'attempts':>8s}  {'who acts':9s} {'detec
 for (m, s), x in sorted(table.items(), key=lambda kv: (MODES.index(kv[0][0]), kv[0][1])):
     who = "Slurm" if m in NODE_MODES else "torchrun"
     print(f"{m:13s} {s:8s} {x.attempts:8d}  {who:9s} {x.text('detect_s', '.2f'):>24s} {x.text('reschedule_s', '.2f'):>22s}")
+print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
 
 # %% [markdown]
 # A crash and a hang never reach the scheduler: torchrun restarts the workers inside the allocation, and the
-# hung rank's node answers every ping. The hang costs its collective timeout (30 s in this job; NCCL's default is
-# 10 minutes) before anyone acts: a hang is seen only at a timeout. To Slurm a cut link is a dead host: the same
+# hung rank's node answers every ping. The hang costs its collective timeout (this job's is printed above; NCCL's
+# default is far longer, [notebook 03](03-anatomy-of-a-restart.ipynb)) before anyone acts: a hang is seen only at a timeout. To Slurm a cut link is a dead host: the same
 # `SlurmdTimeout`, the same requeue. Unlike a dead host, its processes live on, unreachable; Slurm cannot kill them
 # either, which is why a real cluster fences such a node before it lets it back.
 #
@@ -310,7 +311,7 @@ for s, p in parts.items():
     _ = ledger.record(nb, f"slurm_{s}_reschedule_s", f"a lost node at Slurm's {s} settings: the reschedule stage (lab)",
                       p.median["reschedule_s"], "s", ".0f")
     _ = ledger.record(nb, f"spare_startup_budget_{s}_min", f"start-up before a hot spare pays, Slurm's {s} settings", budget[s], "min", ".2f")
-_ = ledger.record(nb, "slurm_hang_detect_s", "a hang: failure to torchrun's notice at the 30 s collective timeout (lab)",
+_ = ledger.record(nb, "slurm_hang_detect_s", f"a hang: failure to torchrun's notice at the {COLLECTIVE_TIMEOUT_S:g} s collective timeout (lab)",
                   table["hang", "default"].median["detect_s"], "s", ".1f")
 print(ledger.table([e for e in ledger.entries() if e.notebook == nb]))
 
