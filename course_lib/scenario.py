@@ -89,6 +89,9 @@ def _defaults_cached(data_dir) -> dict:
         "snapshot_gb_per_s": lev["gpu_to_host_pinned"].value,
         "restore_gb_per_s": lev["host_to_gpu_pinned"].value,
         "restart_after_min": rr["flashrecovery_restore_4800"].minutes,
+        # the reschedule's range (notebook 15): a tuned Slurm's measured share and a fleet's fastest start-up; Kokolis' re-queue
+        "reschedule_low_min": _tuned_scheduler_min(data_dir) + rr["megascale_init_2048_after"].minutes,
+        "requeue_low_min": rr["kokolis_u0_low"].minutes,
         # the failure modes
         "shares": tuple(shares[m]["central"] for m in MODES),
         "launcher_poll_min": rr["torchrun_monitor_interval"].minutes,
@@ -109,6 +112,15 @@ def _defaults_cached(data_dir) -> dict:
     }
 
 
+def _tuned_scheduler_min(data_dir):
+    from pathlib import Path
+
+    from .data import DATA_DIR
+    from .requeue import read_runs, scheduler_share_s
+
+    return scheduler_share_s(read_runs(Path(data_dir or DATA_DIR) / "slurm_requeue.csv"), "tuned") / 60.0
+
+
 def _lemon_default(data_dir):
     from .failures import lemon_node_factor
 
@@ -126,7 +138,9 @@ def defaults(data_dir=None) -> dict:
     restart_ranges.csv: torchrun's 0.1 s monitor interval (crash detection), NVRx's 5 s rank-monitor
     period and safety factor 5 (hangs), NCCL's 10-minute collective timeout (an untuned hang), NVRx
     in-process restart's 30 s heartbeat timeout (a lost host), the assumed 1 h SDC latency and
-    FlashRecovery's 150 s end to end (the in-job restart); failure_modes.csv: the mode shares;
+    FlashRecovery's 150 s end to end (the in-job restart), MegaScale's 5 s job initialisation and Kokolis et al.'s
+    5-minute re-queue (the reschedule's range, with slurm_requeue.csv: the scheduler lab's tuned share);
+    failure_modes.csv: the mode shares;
     replica_lab.csv: the torchft lab's stall and rejoin at fleet scale. Read and checksum-verified
     once per process and data folder.
     """
@@ -279,7 +293,7 @@ def _replicas(name, value):
 #: Fields resolved at construction when ``None`` (the record's own and its modes', as "modes.<name>").
 _RESOLVED = ("shard_gb", "write_cost_min", "snapshot_cost_min", "reload_after_min", "modes.tflops_per_gpu",
              "modes.hang_timeout_min", "detect_min", "reschedule_min", "minutes_per_restart", "reschedule_after_min",
-             "lemon_factor")
+             "reschedule_low_min", "reschedule_high_min", "lemon_factor")
 
 
 @dataclass(frozen=True)
@@ -300,6 +314,12 @@ class Scenario(Validated):
             10-minute timeout, a lost host at half a 5-minute health-check period); given: every mode's.
             Resolved: the share-weighted mean.
         reschedule_min: None: ``minutes_per_restart`` less the other stages.
+        reschedule_low_min, reschedule_high_min: the reschedule's range, which the floor's uncertainty
+            samples (notebooks 08 and 15). None: low, the scheduler's share of a requeue measured on the
+            course's Slurm lab at tuned settings (seconds: ``SlurmdTimeout`` and ``cred_expire`` at their
+            smallest) plus the fastest published start-up of a large job (MegaScale's 5 s on 2,048 GPUs);
+            high, Kokolis et al.'s re-queue at its low end (5 min, rescheduling and re-initialising)
+            less ``reload_min``: the reschedule that re-queue leaves, no room above it in the 15 minutes.
         reload_min: reading the persisted checkpoint back (sourced).
     The checkpoint (notebooks 05 and 06)
         model_params, checkpoint_bytes_per_param: the state a checkpoint saves.
@@ -336,6 +356,8 @@ class Scenario(Validated):
     write_cost_min: float | None = checked(check_positive, default=None)
     restart_after_min: float = checked(check_non_negative, default_factory=_sourced("restart_after_min"))
     reschedule_after_min: float | None = checked(check_non_negative, default=None)
+    reschedule_low_min: float | None = checked(check_non_negative, default=None)
+    reschedule_high_min: float | None = checked(check_non_negative, default=None)
     snapshot_gb_per_s: float = checked(check_positive, default_factory=_sourced("snapshot_gb_per_s"))
     restore_gb_per_s: float = checked(check_positive, default_factory=_sourced("restore_gb_per_s"))
     snapshot_cost_min: float | None = checked(check_positive, default=None)
@@ -406,6 +428,13 @@ class Scenario(Validated):
         if self.reschedule_after_min is None:
             inside = self.detect_after_by_mode["crash"] + self.reload_after_min
             put("reschedule_after_min", max(self.restart_after_min - inside, 0.0))
+        if self.reschedule_low_min is None:
+            put("reschedule_low_min", _defaults_cached(None)["reschedule_low_min"])
+        if self.reschedule_high_min is None:
+            put("reschedule_high_min", max(_defaults_cached(None)["requeue_low_min"] - self.reload_min, 0.0))
+        if self.reschedule_low_min > self.reschedule_high_min:
+            raise ValueError(f"reschedule_low_min must be <= reschedule_high_min = {self.reschedule_high_min:.4g} min "
+                             f"(got {self.reschedule_low_min!r})")
         if self.lemon_factor is None:
             put("lemon_factor", _defaults_cached(None)["lemon_factor"])
         most = max(int(self.n_gpus // self.modes.replica_gpus), 1)
@@ -606,6 +635,8 @@ PARAMETER_NOTES = {
     "checkpoint_interval_min": "the baseline checkpoint interval (assumed 10 min)",
     "detect_min": "minutes to notice a failure (None: per mode; a hang at NCCL's 10 min)",
     "reschedule_min": "minutes to tear down, replace and restart (None: the rest of the 15)",
+    "reschedule_low_min": "its range's low end (None: a tuned Slurm's measured share + a 5 s start-up)",
+    "reschedule_high_min": "its range's high end (None: Kokolis' 5-min re-queue less the reload)",
     "reload_min": "minutes to read the checkpoint back (ByteCheckpoint's 405B load)",
     "model_params": "parameters of the model (Llama 3 405B)",
     "checkpoint_bytes_per_param": "checkpoint bytes per parameter (12: saved content; 14 with bf16 weights)",

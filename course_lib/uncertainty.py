@@ -20,6 +20,11 @@ the one model, nothing is restated here. The uncertain inputs:
   FlashRecovery's 150 s, the low end of a re-queue, Kokolis et al.'s 5 min), its reschedule stage
   what remains once the crash's detection and the reload from memory are taken out; it moves the
   answer only where the spare is pulled.
+- **reschedule**: the baseline's re-queue (tear down, the scheduler, the job's start-up), triangular
+  (``reschedule_low_min``, ``reschedule_min``, ``reschedule_high_min``): from a tuned Slurm's measured share
+  plus a fleet's fastest start-up, through the question's remainder, to what Kokolis et al.'s re-queue
+  leaves (notebook 15). No lever shortens it unless the spare is pulled, so it stays in the floor; the
+  baseline's total moves with it (as with the hang share), and the spare's restart is the shorter of the two.
 
 Triangular shapes are the course's choice (stated, not sourced). The central value is the median of
 the draws; the range is the 5th-95th percentile; "what dominates" is the input with the largest
@@ -38,7 +43,7 @@ from .scenario import Scenario, shares_with_hang
 __all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "p_at_least"]
 
 #: The uncertain inputs, in the order of :attr:`FloorRange.dominance`.
-INPUTS = ("rate", "hang share", "hang timeout", "restart")
+INPUTS = ("rate", "hang share", "hang timeout", "restart", "reschedule")
 
 
 @dataclass(frozen=True)
@@ -92,11 +97,11 @@ def _days(s: Scenario, pulled, draws: dict, data_dir=None):
     from .restart import RestartBudget, baseline_modes
 
     m = s.modes
-    lam, hang, timeout, restart = (draws[name] for name in INPUTS)
+    lam, hang, timeout, restart, reschedule = (draws[name] for name in INPUTS)
     shares = shares_with_hang(m.shares, hang)
     base_detect = s.detect_by_mode
     # a drawn share changes what the baseline's detection takes, not how long a reschedule takes (Scenario.replace's what-if)
-    base = RestartBudget(lam, baseline_modes(shares, base_detect, s.reschedule_min, s.reload_min, m.sdc_latency_min, m.peer_copy),
+    base = RestartBudget(lam, baseline_modes(shares, base_detect, reschedule, s.reload_min, m.sdc_latency_min, m.peer_copy),
                          s.checkpoint_interval_min, s.write_cost_min, None, s.step_min)
     hang_after = np.minimum(timeout + m.rank_monitor_poll_min / 2.0 + m.launcher_poll_min, base_detect["hang"])
     targets = {"detect": {"hang": hang_after}, "reschedule": restart}
@@ -115,7 +120,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
     at the point values). vary: the uncertain inputs drawn (a subset of :data:`INPUTS`); the others stay
     at their point values. With ``vary=()`` every draw is the point answer, so the range collapses onto it.
     shifts: also compute :attr:`FloorRange.shifts`, how far each input alone moves the central value from
-    the point value (four more evaluations).
+    the point value (one more evaluation per input varied).
     """
     from .data import mode_shares, sourced
     from .levers import default_levers, order_by_saving
@@ -139,7 +144,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
     inside = s.detect_after_by_mode["crash"] + s.reload_after_min
     count, days = s.observed_failures, s.observed_days
     point = {"rate": s.failures_per_day, "hang share": m.share("hang"), "hang timeout": m.hang_timeout_min,
-             "restart": s.reschedule_after_min}
+             "restart": s.reschedule_after_min, "reschedule": s.reschedule_min}
     if "modes.hang_timeout_min" not in s.given:
         t_lo, t_hi = 2.0 * gap, 10.0 * gap
     else:  # a timeout given: the same relative spread around it
@@ -151,6 +156,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         "hang timeout": _tri(rng, t_lo, point["hang timeout"], t_hi, n),
         "restart": np.maximum(_tri(rng, rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
                                    rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
+        "reschedule": _tri(rng, s.reschedule_low_min, s.reschedule_min, s.reschedule_high_min, n),
     }
     if "hot-spare restart" not in pulled:
         draws["restart"] = np.full(n, point["restart"])  # no spare: its restart time moves nothing

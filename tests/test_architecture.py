@@ -22,7 +22,7 @@ PKG = Path(course_lib.__file__).parent
 WINGS = {
     "input": {"scenario", "data", "units", "prose", "_validate"},
     "model": {"failures", "interval", "step", "sizing", "restart", "levers", "floor", "modes", "replicas", "uncertainty",
-              "projection", "simulate", "spares"},
+              "projection", "simulate", "spares", "requeue"},
     "faces": {"answer", "drill", "citations", "ledger", "__main__", "plots", "widgets", "notebook", "incidents"},
     "grader": {"check"},
     "checkpoint": {"checkpoint"},

@@ -106,3 +106,17 @@ def test_a_requeue_with_a_missing_phase_is_refused_not_computed(tmp_path):
     p = _runs_file(tmp_path, "0,node_kill,tuned,22.05.8,6,5,2,True,,12,12,22,,28.5,28.7,28.8,28.8,12,16.5,0.2,0.05")
     with pytest.raises(ValueError, match="was not requeued"):
         restart_parts(read_runs(p), "node_kill", "tuned")
+
+
+def test_the_scheduler_share_is_the_median_over_every_requeued_run_of_a_setting(tmp_path):
+    p = _runs_file(tmp_path,
+                   "0,node_kill,tuned,22.05.8,6,5,2,True,,12,12,22,22,28.5,28.7,28.8,28.8,12,16.5,0.2,0.05",
+                   "1,node_kill,tuned,22.05.8,6,5,2,True,,10,10,20,21,27.0,27.1,27.2,27.2,10,17.0,0.1,0.05",
+                   "2,link_cut,tuned,22.05.8,6,5,2,True,,11,11,21,30,36.0,36.1,36.2,36.2,11,25.0,0.1,0.05",
+                   "3,worker_crash,tuned,22.05.8,6,5,1,True,0.05,,,,,4.3,4.3,4.4,4.4,0.05,4.25,0.01,0.06")
+    from course_lib.requeue import scheduler_share_s
+
+    # by hand: started - DOWN over the three requeued runs (10, 11, 19); the crash never reached the scheduler
+    assert scheduler_share_s(read_runs(p), "tuned") == 11
+    with pytest.raises(ValueError, match="setting must be one with a requeued run"):
+        scheduler_share_s(read_runs(p), "default")

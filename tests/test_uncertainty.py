@@ -68,6 +68,13 @@ def test_each_draw_has_its_stated_distribution(monkeypatch):
     _close(t, *_tri_mean_sd(2 * gap, s.modes.hang_timeout_min, 10 * gap))
     # restart: no spare pulled at 4,096 GPUs, so its restart stays at the point value
     assert "hot-spare restart" not in r.shifts and np.all(draws["restart"] == s.reschedule_after_min)
+    # reschedule: triangular from a tuned Slurm's 10 s share + MegaScale's 5 s start-up (15 s) through the question's
+    # remainder to Kokolis' 5-min re-queue less the 129.5 s reload (170.5 s)
+    lo, hi = 15.0 / 60, (300 - 129.5) / 60
+    assert (s.reschedule_low_min, s.reschedule_high_min) == pytest.approx((lo, hi))
+    x = draws["reschedule"]
+    assert lo <= x.min() and x.max() <= hi and x.min() < lo + 0.2 and x.max() > hi - 0.03
+    _close(x, *_tri_mean_sd(lo, s.reschedule_min, hi))
 
 
 def test_the_ranges_are_the_percentiles_of_the_days_and_dominance_is_spearman(monkeypatch):
@@ -83,7 +90,9 @@ def test_the_ranges_are_the_percentiles_of_the_days_and_dominance_is_spearman(mo
         want = 0.0 if np.ptp(x) == 0 else stats.spearmanr(x, loss).statistic
         assert r.dominance[name] == pytest.approx(want, abs=1e-9)
     assert r.dominance["rate"] > 0.5  # more failures, more loss
-    assert r.dominant == "rate" and all(abs(v) < r.dominance["rate"] for k, v in r.dominance.items() if k != "rate")
+    # a longer re-queue, more loss; and the widest input: 15 s to 2.8 min (a factor 11) against the rate's +-21 %
+    assert r.dominance["reschedule"] > r.dominance["rate"]
+    assert r.dominant == "reschedule" and all(abs(v) < 0.5 for k, v in r.dominance.items() if k not in ("rate", "reschedule"))
 
 
 def test_rate_alone_scales_the_range_like_the_gamma_posterior():
@@ -171,7 +180,8 @@ def test_p_at_least_is_the_poisson_tail():
 
 
 def test_draws_are_the_documented_stream_from_the_seed(monkeypatch):
-    """The four draws, remade here with numpy from the seed in the documented order (rate, hang share, timeout, restart)."""
+    """The five draws, remade here with numpy from the seed in the documented order (rate, hang share, timeout, restart,
+    reschedule)."""
     s = Scenario().replace(n_gpus=16384)  # the spare is pulled here, so the restart is drawn too
     r, seen = _capture(monkeypatch, s, seed=7)
     draws, _ = seen[0]
@@ -186,7 +196,8 @@ def test_draws_are_the_documented_stream_from_the_seed(monkeypatch):
             "hang share": rng.triangular(hs["low"], m.share("hang"), hs["high"], N),
             "hang timeout": rng.triangular(2 * gap, m.hang_timeout_min, 10 * gap, N),
             "restart": np.clip(rng.triangular(rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
-                                              rr["kokolis_u0_low"].minutes, N) - inside, 0.0, None)}
+                                              rr["kokolis_u0_low"].minutes, N) - inside, 0.0, None),
+            "reschedule": rng.triangular(15 / 60, s.reschedule_min, (300 - 129.5) / 60, N)}
     assert inside > 0 and want["restart"].min() > 0
     for name in un.INPUTS:
         np.testing.assert_allclose(draws[name], want[name], rtol=1e-12, atol=0, err_msg=name)
@@ -269,7 +280,8 @@ def test_the_ranges_and_ranks_of_a_tied_loss_by_hand(monkeypatch):
     rate = draws["rate"]
     assert len(set(rate.tolist())) == 40  # the rate is continuous: the ties are the loss's
     assert r.dominance["rate"] == pytest.approx(_ordinal_spearman(rate, loss), rel=1e-12, abs=1e-15)
-    assert {k: v for k, v in r.dominance.items() if k != "rate"} == {"hang share": 0.0, "hang timeout": 0.0, "restart": 0.0}
+    assert {k: v for k, v in r.dominance.items() if k != "rate"} == {"hang share": 0.0, "hang timeout": 0.0, "restart": 0.0,
+                                                                       "reschedule": 0.0}
 
     # the other way round: a tied input (its lowest value alone, the rest 1, 2, 3, 0 in turn) against a loss
     # falling with the index, so that ranking the ties by index runs against the loss

@@ -1,7 +1,7 @@
 """Self-checks for the exercises of notebook 15 (the scheduler's share): solutions/15-the-schedulers-share-sol.ipynb.
 
 The exercises read the scheduler lab's committed exports and runs (benchmarks/results/slurmlab/,
-data/slurm_requeue.csv, ``course_lib.slurmlab.results``) and the course's model, so their answers do
+data/slurm_requeue.csv, ``course_lib.requeue``) and the course's model, so their answers do
 not depend on the machine and need no cluster.
 
 - :func:`requeue_from_accounting`: the seconds from the failed attempt's End to the requeued attempt's
@@ -12,7 +12,7 @@ not depend on the machine and need no cluster.
 """
 from __future__ import annotations
 
-from ..slurmlab.results import EXPORTS
+from ..slurmlab.lab import EXPORTS
 from . import Mistake
 from ._common import NumberCheck, exercise
 
@@ -64,7 +64,7 @@ def budget_numbers(setting: str = "tuned") -> dict:
     committed runs), and the course's reschedule (the question's remainder, min)."""
     from ..answer import answer
     from ..scenario import Scenario
-    from ..slurmlab.results import read_runs, restart_parts
+    from ..requeue import read_runs, restart_parts
 
     sc = Scenario()
     runs = read_runs()

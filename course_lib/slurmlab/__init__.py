@@ -8,14 +8,14 @@ log and Slurm's own accounting). Results: ``benchmarks/results/slurmlab.md`` and
         res.stages_s(), res.identical, res.sacct  # stages (s), bit-identical to an uninterrupted run, the export
 
 :mod:`.cluster` brings the cluster up inside a :class:`~course_lib.labkit.Lab` (every daemon, namespace and
-file goes with the lab's close); :mod:`.lab` runs a failure and reads its phases; :mod:`.results` reads
-the committed runs (data/slurm_requeue.csv) and their medians.
+file goes with the lab's close); :mod:`.lab` runs a failure and reads its phases; :mod:`course_lib.requeue`
+(the model's side) reads the committed runs (data/slurm_requeue.csv) and their medians.
 """
 from .cluster import (DEFAULTS, INSTALL, PACKAGES, TUNED, SlurmCluster, SlurmSettings, SlurmUnavailable, slurm_missing,
                       slurm_version)
-from .lab import COLLECTIVE_TIMEOUT_S, EVENTS_COMMAND, MODES, NODE_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, STAGES, SlurmLabResult, run_failure
-from .results import EXPORTS, Parts, Summary, read_runs, restart_parts, summary
+from ..requeue import Parts, Summary, read_runs, restart_parts, scheduler_share_s, summary
+from .lab import COLLECTIVE_TIMEOUT_S, EVENTS_COMMAND, EXPORTS, MODES, NODE_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, STAGES, SlurmLabResult, run_failure
 
 __all__ = ["COLLECTIVE_TIMEOUT_S", "DEFAULTS", "EVENTS_COMMAND", "EXPORTS", "INSTALL", "MODES", "PACKAGES", "PHASES", "SACCT_FORMAT", "SBATCH_SCRIPT", "SETTINGS",
            "STAGES", "TUNED", "Parts", "restart_parts", "NODE_MODES", "SlurmCluster", "SlurmLabResult", "SlurmSettings", "SlurmUnavailable", "Summary", "read_runs",
-           "run_failure", "slurm_missing", "slurm_version", "summary"]
+           "run_failure", "scheduler_share_s", "slurm_missing", "slurm_version", "summary"]

@@ -51,14 +51,16 @@ from ..nodelab.lab import uninterrupted_reference
 from ..nodelab.net import IFACE
 from ..nodelab.spec import NodeLabConfig
 from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
-from .results import PHASES, STAGES
+from ..requeue import PHASES, STAGES
 
 __all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
-           "SACCT_FORMAT", "EVENTS_COMMAND"]
+           "SACCT_FORMAT", "EVENTS_COMMAND", "EXPORTS"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SBATCH_SCRIPT = ROOT / "benchmarks" / "slurm" / "train.sbatch"
 TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
+#: The committed exports of the first run of each mode x setting: ``<mode>-<setting>/sacct.txt`` and ``events.txt``.
+EXPORTS = ROOT / "benchmarks" / "results" / "slurmlab"
 MODES = ("worker_crash", "hang", "node_kill", "link_cut")
 #: The modes the scheduler handles (a node set DOWN, the job requeued); the others torchrun handles in the allocation.
 NODE_MODES = ("node_kill", "link_cut")

@@ -1,8 +1,9 @@
 """The scheduler lab's committed measurements (``data/slurm_requeue.csv``, one row per run of
 benchmarks/slurmlab_bench.py) and their medians per failure mode and setting: the one place the lab's
-numbers are summarised (the benchmark's table, notebook 15, and the course's measured reschedule read it).
+numbers are summarised (the benchmark's table, notebook 15, and the Scenario's reschedule range read it;
+the lab itself is course_lib.slurmlab, this is the model's side of it).
 
-    from course_lib.slurmlab.results import read_runs, summary
+    from course_lib.requeue import read_runs, summary
     s = summary(read_runs())            # {("node_kill", "tuned"): Summary(n=3, median={...}, low={...}, high={...}), ...}
     s["node_kill", "default"].median["reschedule_s"]
 
@@ -17,13 +18,11 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import data
+from . import data
 
-__all__ = ["DATA_FILE", "EXPORTS", "PARTS", "PHASES", "STAGES", "TIMES", "Parts", "Summary", "read_runs", "restart_parts", "summary"]
+__all__ = ["DATA_FILE", "PARTS", "PHASES", "STAGES", "TIMES", "Parts", "Summary", "read_runs", "restart_parts", "scheduler_share_s", "summary"]
 
 DATA_FILE = data.DATA_DIR / "slurm_requeue.csv"
-#: The committed exports of the first run of each mode x setting: ``<mode>-<setting>/sacct.txt`` and ``events.txt``.
-EXPORTS = data.DATA_DIR.parent / "benchmarks" / "results" / "slurmlab"
 #: A run's phases, s since the failure (course_lib.slurmlab.lab's module doc defines each).
 PHASES = ("noticed_s", "down_s", "requeued_s", "eligible_s", "started_s", "rendezvous_s", "loaded_s", "first_step_s",
           "progress_s")
@@ -123,6 +122,7 @@ class Parts:
     median: dict
     low: dict
     high: dict
+    runs: tuple = ()  # each run's parts, in the rows' order
 
 
 def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
@@ -153,4 +153,19 @@ def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
                         "reschedule_s": r["reschedule_s"]})
     med = {k: statistics.median(x[k] for x in per_run) for k in PARTS}
     return Parts(mode, setting, len(per_run), med, {k: min(x[k] for x in per_run) for k in PARTS},
-                 {k: max(x[k] for x in per_run) for k in PARTS})
+                 {k: max(x[k] for x in per_run) for k in PARTS}, tuple(per_run))
+
+
+def scheduler_share_s(rows: list[dict], setting: str) -> float:
+    """The scheduler's share of a requeue at ``setting`` (s; notebook 15): the median of :func:`restart_parts`'
+    per-run ``scheduler_s`` over every requeued run of that setting, whichever way the node was lost (killed or
+    its link cut: Slurm sees the same silent node). What Slurm's settings decide, so it carries to a fleet
+    unscaled; the job's start-up does not (the Scenario adds a fleet's).
+
+    rows: :func:`read_runs`. Raises ValueError naming the setting when no run of it was requeued.
+    """
+    modes = sorted({r["mode"] for r in rows if r["setting"] == setting and r["attempts"] >= 2})
+    if not modes:
+        raise ValueError(f"setting must be one with a requeued run in the rows (got {setting!r}; there are: "
+                         f"{sorted({r['setting'] for r in rows if r['attempts'] >= 2})})")
+    return statistics.median(run["scheduler_s"] for mode in modes for run in restart_parts(rows, mode, setting).runs)
