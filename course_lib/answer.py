@@ -335,8 +335,8 @@ class Answer:
                     f"floor {f.floor_fraction:.2%}.")
         rng = ""
         if self.spread is not None:
-            rng = (f" Over the inputs' ranges ({self.spread.count:.0f} failures counted over {self.spread.days:g} days for the rate, "
-                   f"the hang share, the tuned timeout) the loss after the levers is {self.spread.loss.text()} and the floor "
+            rate = f" from {self.spread.count:.0f} failures counted over {self.spread.days:g} days"
+            rng = (f" Over the inputs' ranges ({self.spread.inputs_text(rate)}) the loss after the levers is {self.spread.loss.text()} and the floor "
                    f"{self.spread.floor.text()}; the {self.spread.dominant} dominates.")
         order = ", ".join(f"{x.lever.name} {x.saved_minutes_per_day:.2f}" for x in self.steps)
         terms = self.floor_terms

@@ -526,7 +526,7 @@ def _how_sure(c: _Context):
     from .uncertainty import p_at_least
 
     p_bad = p_at_least(bad, a.failures_per_day)
-    spread = (f"Over the inputs' ranges (the rate, the hang share, the tuned timeout) the after-levers loss is "
+    spread = (f"Over the inputs' ranges ({a.spread.inputs_text()}) the after-levers loss is "
               f"{a.spread.loss.text()} and the floor {a.spread.floor.text()}, the point values {_pct(f.loss_fraction, 3)} and "
               f"{_pct(f.floor_fraction, 3)} inside them; the {a.spread.dominant} dominates. ") if a.spread else ""
     q = "How sure are you of those numbers?"

@@ -139,7 +139,8 @@ def defaults(data_dir=None) -> dict:
     period and safety factor 5 (hangs), NCCL's 10-minute collective timeout (an untuned hang), NVRx
     in-process restart's 30 s heartbeat timeout (a lost host), the assumed 1 h SDC latency and
     FlashRecovery's 150 s end to end (the in-job restart), MegaScale's 5 s job initialisation and Kokolis et al.'s
-    5-minute re-queue (the reschedule's range, with slurm_requeue.csv: the scheduler lab's tuned share);
+    5-minute re-queue (the reschedule's range, with slurm_requeue.csv: the scheduler lab's tuned share; the re-queue
+    is ``requeue_low_min``, not a field: ``reschedule_high_min`` is resolved from it less ``reload_min``);
     failure_modes.csv: the mode shares;
     replica_lab.csv: the torchft lab's stall and rejoin at fleet scale. Read and checksum-verified
     once per process and data folder.

@@ -45,6 +45,10 @@ __all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "p_at_least"]
 #: The uncertain inputs, in the order of :attr:`FloorRange.dominance`.
 INPUTS = ("rate", "hang share", "hang timeout", "restart", "reschedule")
 
+#: How the answer speaks of each (the hang's timeout is the tuned one: the levers' day).
+SPOKEN = {"rate": "the rate", "hang share": "the hang share", "hang timeout": "the tuned timeout",
+          "restart": "the spare's restart", "reschedule": "the reschedule"}
+
 
 @dataclass(frozen=True)
 class Range:
@@ -72,6 +76,11 @@ class FloorRange:
     shifts: dict = field(default_factory=dict)  # {input: median floor with that input alone drawn - point floor}
     count: float = 0.0  # the failures the rate rests on
     days: float = 0.0  # over how many days
+    varied: tuple = ()  # the inputs that were drawn and moved the day (in INPUTS' order)
+
+    def inputs_text(self, rate: str = "") -> str:
+        """The varied inputs in words ("the rate, the hang share, ..."); ``rate``: words after "the rate"."""
+        return ", ".join(SPOKEN[k] + (rate if k == "rate" else "") for k in self.varied)
 
     @property
     def shift_sentence(self) -> str:
@@ -158,8 +167,10 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
                                    rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
         "reschedule": _tri(rng, s.reschedule_low_min, s.reschedule_min, s.reschedule_high_min, n),
     }
+    varied = [name for name in INPUTS if name in vary]
     if "hot-spare restart" not in pulled:
         draws["restart"] = np.full(n, point["restart"])  # no spare: its restart time moves nothing
+        varied = [name for name in varied if name != "restart"]
     fixed = {name: np.full(n, float(v)) for name, v in point.items()}
     draws = {name: x if name in vary else fixed[name] for name, x in draws.items()}
 
@@ -194,7 +205,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         for name in vary:
             alone = {k: draws[k] if k == name else fixed[k] for k in INPUTS}
             moved[name] = float(np.median(evaluate(alone)[0]) - p_floor)
-    return FloorRange(pct(floor), pct(loss), dom, n, moved, float(count), float(days))
+    return FloorRange(pct(floor), pct(loss), dom, n, moved, float(count), float(days), tuple(varied))
 
 
 def p_at_least(k, failures_per_day) -> float:

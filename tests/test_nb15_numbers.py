@@ -79,3 +79,16 @@ def test_only_the_node_failures_reach_the_scheduler():
             assert any(ln.split()[:4] == [mode, setting, str(n), who] for ln in out.splitlines())
     hang = _middle(float(r["detect_s"]) for r in _rows("hang", "default"))
     assert 30.0 <= hang < 35.0  # the job's 30 s collective timeout
+
+
+def test_the_reschedule_range_is_the_tuned_share_plus_a_start_up_up_to_kokolis_less_the_reload():
+    """The low end by hand: the median of started - DOWN over every tuned run that was requeued (a lost node and a cut
+    link), plus MegaScale's 5 s; the high end Kokolis' 5 min less ByteCheckpoint's 129.5 s reload."""
+    shares = [float(r["started_s"]) - float(r["down_s"]) for m in ("node_kill", "link_cut") for r in _rows(m, "tuned")]
+    assert len(shares) >= 6
+    low, high = (_middle(shares) + 5.0) / 60, (300.0 - 129.5) / 60
+    s = Scenario()
+    assert (s.reschedule_low_min, s.reschedule_high_min) == pytest.approx((low, high), rel=1e-9)
+    assert low < s.reschedule_min < high
+    assert (f"the reschedule's range: {low:.2f} min (the tuned share {_middle(shares):.0f} s + a 5 s start-up), "
+            f"{s.reschedule_min:.2f} min (the question's remainder), {high:.2f} min") in _outputs()

@@ -95,6 +95,33 @@ def test_the_ranges_are_the_percentiles_of_the_days_and_dominance_is_spearman(mo
     assert r.dominant == "reschedule" and all(abs(v) < 0.5 for k, v in r.dominance.items() if k not in ("rate", "reschedule"))
 
 
+def test_the_reschedule_range_lowers_and_widens_the_floor():
+    """Notebooks 08 and 15: drawing the reschedule moves the floor's median down and widens its range.
+
+    By hand: the triangular (0.25, 2.79, 2.84) has mean (0.25 + 2.79 + 2.84) / 3 = 1.96 min, below its mode, and the
+    floor is linear in the reschedule of every failure, so the median floor falls; an extra independent input can only
+    add spread. The point floor stays inside the wider range."""
+    from course_lib.answer import answer
+
+    a = answer(Scenario(), spread_draws=0)
+    held = un.floor_range(Scenario(), pulled=list(a.order), vary=[x for x in un.INPUTS if x != "reschedule"])
+    full = un.floor_range(Scenario(), pulled=list(a.order), shifts=True)
+    assert full.shifts["reschedule"] < 0 and full.shifts["reschedule"] == min(full.shifts.values())
+    assert full.floor.central < held.floor.central
+    assert full.floor.high - full.floor.low > held.floor.high - held.floor.low
+    assert full.floor.contains(a.after.floor_fraction) and held.floor.contains(a.after.floor_fraction)
+    assert held.dominant == "rate" and full.dominant == "reschedule"
+
+
+def test_the_varied_inputs_are_spoken_as_drawn():
+    """The answer's sentence names the inputs that moved: the spare's restart only when the spare is pulled."""
+    r = un.floor_range(Scenario(), n=200, pulled=[])
+    assert r.varied == ("rate", "hang share", "hang timeout", "reschedule")
+    assert r.inputs_text(" (counted)") == "the rate (counted), the hang share, the tuned timeout, the reschedule"
+    r = un.floor_range(Scenario(), n=200, pulled=["hot-spare restart"], vary=("restart", "rate"))
+    assert r.varied == ("rate", "restart") and r.inputs_text() == "the rate, the spare's restart"
+
+
 def test_rate_alone_scales_the_range_like_the_gamma_posterior():
     """With only the rate drawn, the floor's median and percentiles move with the rate's own quantiles."""
     s = Scenario()

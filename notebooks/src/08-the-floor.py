@@ -181,8 +181,11 @@ print(spread.shift_sentence)
 # an assumed month, are 60 failures, and 60 counted events pin a rate to about a quarter either way. (Llama 3's log
 # says the question's rate is plausible, notebook 01; it is not this fleet's uncertainty.) The hang share is the course's
 # mapping of Table 5, a range per component; the hang timeout stays in the *tuned* regime, two to ten times the longest
-# gap (NCCL's untuned ten minutes is the baseline, another day, not a tail of this one). None of them is a checkpoint
-# setting. The point values sit inside their ranges; the last line says how far each input alone moves the median.
+# gap (NCCL's untuned ten minutes is the baseline, another day, not a tail of this one). The reschedule, which no lever
+# shortens without a spare, runs from a tuned Slurm's measured share plus the fastest published start-up, through the
+# question's remainder, to what Kokolis et al.'s re-queue leaves ([notebook 15](15-the-schedulers-share.ipynb) measures
+# it on a real Slurm cluster); its point sits near the top of that range, which is why the floor's median lies below
+# the point floor. None of them is a checkpoint setting. The point values sit inside their ranges; the last line says how far each input alone moves the median.
 #
 # The interval lever now checkpoints about once a minute: at a blocking cost of tens of
 # milliseconds, the optimum falls from minutes to under one. What remains is
