@@ -320,7 +320,8 @@ class Scenario(Validated):
             course's Slurm lab at tuned settings (seconds: ``SlurmdTimeout`` and ``cred_expire`` at their
             smallest) plus the fastest published start-up of a large job (MegaScale's 5 s on 2,048 GPUs);
             high, Kokolis et al.'s re-queue at its low end (5 min, rescheduling and re-initialising)
-            less ``reload_min``: the reschedule that re-queue leaves, no room above it in the 15 minutes.
+            less ``reload_min`` (not below 0): the reschedule that re-queue leaves. A resolved low end is never
+            above the high end; a given one above it is refused.
         reload_min: reading the persisted checkpoint back (sourced).
     The checkpoint (notebooks 05 and 06)
         model_params, checkpoint_bytes_per_param: the state a checkpoint saves.
@@ -429,10 +430,10 @@ class Scenario(Validated):
         if self.reschedule_after_min is None:
             inside = self.detect_after_by_mode["crash"] + self.reload_after_min
             put("reschedule_after_min", max(self.restart_after_min - inside, 0.0))
-        if self.reschedule_low_min is None:
-            put("reschedule_low_min", _defaults_cached(None)["reschedule_low_min"])
         if self.reschedule_high_min is None:
             put("reschedule_high_min", max(_defaults_cached(None)["requeue_low_min"] - self.reload_min, 0.0))
+        if self.reschedule_low_min is None:  # never above the high end (a reload longer than the re-queue)
+            put("reschedule_low_min", min(_defaults_cached(None)["reschedule_low_min"], self.reschedule_high_min))
         if self.reschedule_low_min > self.reschedule_high_min:
             raise ValueError(f"reschedule_low_min must be <= reschedule_high_min = {self.reschedule_high_min:.4g} min "
                              f"(got {self.reschedule_low_min!r})")

@@ -336,3 +336,28 @@ def test_new_minutes_with_a_new_interval_resplit_the_remainder():
     rewind = 12 / 2 + s.modes.share("sdc") * 60
     assert both.minutes_per_restart == 20
     assert both.reschedule_min == pytest.approx(20 - s.detect_min - s.reload_min - rewind, rel=1e-12)
+
+
+def test_the_reschedule_range_resolves_by_hand():
+    """Low: the median of started - DOWN over the committed tuned runs that were requeued (data/slurm_requeue.csv,
+    read here with csv) plus MegaScale's 5 s; high: Kokolis' 5-minute re-queue less the reload, never below zero."""
+    import csv
+    import statistics
+
+    from course_lib.data import DATA_DIR
+
+    with (DATA_DIR / "slurm_requeue.csv").open(newline="") as fh:
+        shares = [float(r["started_s"]) - float(r["down_s"]) for r in csv.DictReader(fh)
+                  if r["setting"] == "tuned" and int(r["attempts"]) >= 2]
+    s = Scenario()
+    assert len(shares) >= 6
+    assert s.reschedule_low_min == pytest.approx((statistics.median(shares) + 5.0) / 60, rel=1e-12)
+    assert s.reschedule_high_min == pytest.approx((300.0 - 129.5) / 60, rel=1e-12)
+    assert Scenario(reload_min=4.0, minutes_per_restart=30.0).reschedule_high_min == pytest.approx(1.0, rel=1e-12)
+    long = Scenario(reload_min=10.0, minutes_per_restart=30.0)  # a reload longer than the re-queue leaves no reschedule
+    assert long.reschedule_high_min == 0.0 and long.reschedule_low_min == 0.0  # the resolved low end follows it down
+    assert Scenario(reload_min=4.0, reschedule_low_min=1.0, minutes_per_restart=30.0).reschedule_low_min == 1.0  # low = high is a range
+    with pytest.raises(ValueError, match="reschedule_low_min must be <= reschedule_high_min"):
+        Scenario(reschedule_low_min=3.0, reschedule_high_min=2.0)
+    with pytest.raises(ValueError, match="reschedule_low_min"):
+        Scenario(reload_min=4.0, reschedule_low_min=1.5, minutes_per_restart=30.0)
