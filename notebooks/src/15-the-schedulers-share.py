@@ -313,14 +313,14 @@ guess = predict("15.range", my_guess)
 # %%
 from course_lib.uncertainty import INPUTS, floor_range
 
-full = answer(scenario).spread  # every uncertain input drawn
+full = floor_range(scenario, pulled=list(ans.order))  # every uncertain input drawn (the answer's own spread)
 held = floor_range(scenario, n=full.n, pulled=list(ans.order), vary=[x for x in INPUTS if x != "reschedule"])
 share_s, startup_s = scheduler_share_s(runs, "tuned"), rr["megascale_init_2048_after"].minutes * 60
 print(f"the reschedule's range: {scenario.reschedule_low_min:.2f} min (the tuned share {share_s:.0f} s + a {startup_s:g} s "
       f"start-up), {scenario.reschedule_min:.2f} min (the question's remainder), {scenario.reschedule_high_min:.2f} min "
       f"(Kokolis' {rr['kokolis_u0_low'].minutes:g}-minute re-queue less the {scenario.reload_min:.2f}-minute reload)")
 guess.reveal(full.dominant, ranking=sorted(full.dominance, key=lambda k: -abs(full.dominance[k])))
-print(f"the floor, point {ans.after.floor_minutes_per_day / 1440:.2%} of the day: {held.floor.text()} with the reschedule "
+print(f"the floor, point {ans.after.floor_fraction:.2%} of the day: {held.floor.text()} with the reschedule "
       f"held (what dominates: {held.dominant}); {full.floor.text()} with it drawn")
 print("rank correlation with the loss after the levers: " + ", ".join(f"{k} {full.dominance[k]:+.2f}" for k in
       sorted(full.varied, key=lambda k: -abs(full.dominance[k]))))
