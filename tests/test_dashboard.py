@@ -171,3 +171,25 @@ def test_the_restart_slider_shows_when_the_spare_is_left_out():
     assert a != b and "hot spare restarting in 2.92 min" in a and "left out" in a
     kept = floor_text(16384, None)  # kept at 16,384 GPUs: its restart is the floor's R, no extra clause
     assert "so it is left out" not in kept
+
+
+def test_the_chart_is_in_the_widget_state_from_the_first_draw():
+    """The chart is the Output widget's synced ``outputs``, set outside any kernel: a fresh page gets it from the
+    widget's state whenever it makes the view (a ``with out:`` capture lost the first chart to that race, and outside a
+    kernel it leaves ``outputs`` empty). Each slider move replaces it with one new PNG."""
+    import base64
+
+    board = wf.dashboard()
+    out = next(w for w in _walk(board) if "course-chart" in getattr(w, "_dom_classes", ()))
+
+    def png():
+        assert len(out.outputs) == 1, out.outputs
+        data = base64.b64decode(out.outputs[0]["data"]["image/png"])
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        return data
+
+    first = png()
+    slider = next(w for w in _walk(board) if getattr(w, "description", "") == wf.SLIDER_LABELS["hang_timeout_min"])
+    slider.value = slider.value + slider.step * 5
+    assert png() != first
+    assert plt.get_fignums() == [], "a figure left open per draw"

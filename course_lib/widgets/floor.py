@@ -29,7 +29,9 @@ passes the day.
 """
 from __future__ import annotations
 
+import base64
 import html
+import io
 import os
 
 import ipywidgets as widgets
@@ -251,6 +253,20 @@ CHART_SIZE = {"lesson": (7.2, 4.2), "present": (8.0, 4.5)}
 CHART_FONT = {"lesson": 11.0, "present": 15.0}
 
 
+def _png_output(fig) -> dict:
+    """The figure as one display_data output for an ``Output`` widget's ``outputs`` (its synced state).
+
+    Set as state, not printed inside ``with out:``: a capture routes the kernel's display message to the
+    widget only once the page has registered the widget's view, so the first chart of a fresh Voila page
+    was sometimes lost to that race; state reaches the page whenever the view is made.
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=fig.dpi, bbox_inches="tight")
+    png = base64.b64encode(buf.getvalue()).decode("ascii")
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"image/png": png, "text/plain": "<the floor's waterfall>"}}
+
+
 def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
     """The floor dashboard: sliders, the ``course-result`` floor sentence, the waterfall.
 
@@ -287,12 +303,10 @@ def dashboard(mode: str = "lesson", **overrides) -> widgets.VBox:
         m = state["mode"]
         result.value = f"<b>{html.escape(_sentence(ans) if m == 'lesson' else _headline(ans))}</b>"
         detail.value = f"<div>{html.escape(_sentence(ans))}</div>"
-        with out:
-            out.clear_output(wait=True)
-            fig, ax = plt.subplots(figsize=CHART_SIZE[m], layout="constrained")
-            dashboard_waterfall(ans, ax=ax, fontsize=CHART_FONT[m])
-            plt.show()
-            plt.close(fig)  # shown; keep no figure open per slider move
+        fig, ax = plt.subplots(figsize=CHART_SIZE[m], layout="constrained")
+        dashboard_waterfall(ans, ax=ax, fontsize=CHART_FONT[m])
+        out.outputs = (_png_output(fig),)
+        plt.close(fig)  # drawn; keep no figure open per slider move
 
     def redraw(change=None):
         if busy:
