@@ -3,6 +3,7 @@
 
     sudo .venv/bin/python benchmarks/slurmlab_bench.py --repeat 3      # every mode x setting, 3 runs each (~75 min)
     sudo .venv/bin/python benchmarks/slurmlab_bench.py --setting tuned # the tuned runs only, once (~2 min)
+    sudo .venv/bin/python benchmarks/slurmlab_bench.py --mode health_check --repeat 3   # one mode's rows only
 
 Needs root, network namespaces and Debian's Slurm packages (``course_lib.slurmlab.INSTALL``). Each run
 brings up a fresh cluster (munge, MariaDB, slurmdbd, slurmctld, three slurmd nodes in namespaces),
@@ -15,13 +16,17 @@ torchrun on both nodes of the allocation) and injects one failure at step 6 of 1
 * ``node_kill``: every process of rank 1's node SIGKILLed (slurmd included): Slurm sets the node DOWN
   after ``SlurmdTimeout``, the job goes NODE_FAIL, is requeued and starts again after ``cred_expire`` on
   the two healthy nodes (the third node is the spare the partition holds);
-* ``link_cut``: rank 1's node loses its link (alive, unreachable): the same DOWN and requeue as a dead host.
+* ``link_cut``: rank 1's node loses its link (alive, unreachable): the same DOWN and requeue as a dead host;
+* ``health_check``: rank 1's node loses its GPU (every worker started there fails): torchrun's restarts in the
+  allocation fail until they run out, the batch script requeues the job (``scontrol requeue``), the node's
+  ``HealthCheckProgram`` drains it, and the first attempt after the drain runs on the two healthy nodes.
 
 Settings (``course_lib.slurmlab.SETTINGS``): ``default`` is slurm.conf(5)'s defaults (SlurmdTimeout=300,
 cred_expire=120, sched_interval=60, MessageTimeout=10); ``tuned`` is the smallest the lab runs with
-(6, 5, 2, 3). The phases come from timestamps: the job's event log (failure, noticed, process group
+(6, 5, 2, 3); the health check runs every 300 s at "default" (Slurm runs none by default) and 5 s tuned
+(``course_lib.slurmlab.HEALTH_CHECK_INTERVAL_S``). The phases come from timestamps: the job's event log (failure, noticed, process group
 ready, checkpoint loaded, steps) and Slurm's own accounting (sacct's End/Eligible/Start of the attempts,
-``sacctmgr show event``'s DOWN), both at one-second resolution for Slurm's.
+``sacctmgr show event``'s DOWN or DRAIN), both at one-second resolution for Slurm's.
 
 Writes ``benchmarks/results/slurmlab.{md,json}``, ``data/slurm_requeue.csv`` (one row per run,
 the course's measured reschedule) and its MANIFEST checksum, and each run's exports under
@@ -42,7 +47,7 @@ from machine import machine  # benchmarks/machine.py (this folder is on sys.path
 
 from course_lib import data
 from course_lib.labkit import LabError
-from course_lib.slurmlab import MODES, SETTINGS, read_runs, run_failure, slurm_missing, slurm_version, summary
+from course_lib.slurmlab import HEALTH_CHECK_INTERVAL_S, MODES, SETTINGS, read_runs, run_failure, slurm_missing, slurm_version, summary
 
 OUT = Path(__file__).resolve().parent / "results"
 DATA_FILE = data.DATA_DIR / "slurm_requeue.csv"
@@ -51,6 +56,7 @@ DATA_FILE = data.DATA_DIR / "slurm_requeue.csv"
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--setting", choices=("all", *SETTINGS), default="all")
+    ap.add_argument("--mode", choices=("all", *MODES), default="all", help="one failure mode's rows only (the others kept)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each mode x setting (the table shows their median)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -66,19 +72,20 @@ def main(argv=None) -> int:
     # files down as it does on Ctrl-C (a bare SIGTERM would leave the namespaces behind)
     signal.signal(signal.SIGTERM, _interrupt)
     settings = list(SETTINGS) if args.setting == "all" else [args.setting]
-    kept = []  # the other settings' committed runs stay (their rows as written)
+    modes = list(MODES) if args.mode == "all" else [args.mode]
+    kept = []  # the other settings' and modes' committed runs stay (their rows as written)
     if DATA_FILE.exists():
         with DATA_FILE.open(newline="") as fh:
-            kept = [r for r in csv.DictReader(fh) if r["setting"] not in settings]
+            kept = [r for r in csv.DictReader(fh) if not (r["setting"] in settings and r["mode"] in modes)]
     rows, failed, t0 = [], [], time.time()
     for setting in settings:
         for rep in range(args.repeat):
-            for mode in MODES:
+            for mode in modes:
                 _one(mode, setting, rep, args.out, kept, rows, failed, t0)
     rows = sorted(kept + rows, key=lambda r: (list(SETTINGS).index(r["setting"]), MODES.index(r["mode"])))  # stable: run order kept
     for i, r in enumerate(rows):
         r["run"] = i
-    fields = list(rows[0]) if rows else []
+    fields = max((list(r) for r in rows), key=len, default=[])  # a new run's columns (a kept row may predate one)
     with open(DATA_FILE, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields, lineterminator="\n")
         w.writeheader()
@@ -86,7 +93,7 @@ def main(argv=None) -> int:
     data.update_manifest()
     payload = {"machine": machine(torch=torch.__version__, slurm=slurm_version()),
                "command": " ".join(["python benchmarks/slurmlab_bench.py", *(argv if argv is not None else sys.argv[1:])]),
-               "settings": {k: v.__dict__ for k, v in SETTINGS.items()}, "rows": read_runs(DATA_FILE), "failed_runs": failed,
+               "settings": {k: v.__dict__ for k, v in SETTINGS.items()}, "health_check_interval_s": HEALTH_CHECK_INTERVAL_S, "rows": read_runs(DATA_FILE), "failed_runs": failed,
                "wall_s": time.time() - t0}
     (args.out / "slurmlab.json").write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
     (args.out / "slurmlab.md").write_text(_markdown(payload))
@@ -119,15 +126,17 @@ def _markdown(p: dict) -> str:
              f"{m.get('cores_usable', m.get('cores', ''))} cores; {m.get('date', '')}.", "",
              "One failure at step 6 of 12 (checkpoint every 4) of a 2-node job (one torchrun agent per node, c10d), "
              "on a 3-node partition (one spare). Seconds after the failure; Slurm's own times have 1 s resolution. "
-             "detect = failure to the moment what acts noticed (Slurm's DOWN for a lost node; torchrun for a crash); "
+             "detect = failure to the moment what acts noticed (Slurm's DOWN for a lost node, the DRAIN for a node that "
+             "fails its health check; torchrun for a crash); "
              "reschedule = that to every rank's process group ready again.", "",
              "Medians of each row's runs (lowest to highest in brackets where they differ); every run "
              "ended bit-identical to an uninterrupted run (data/slurm_requeue.csv has each run's row).", "",
-             "| mode | setting | SlurmdTimeout | cred_expire | runs | attempts | DOWN | requeued | eligible | "
-             "started | process group | progress regained | detect | reschedule | reload | rewind |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| mode | setting | SlurmdTimeout | cred_expire | HealthCheckInterval | runs | attempts | DOWN or DRAIN | requeued | "
+             "eligible | started | process group | progress regained | detect | reschedule | reload | rewind |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in summary(p["rows"]).values():
-        cells = [s.mode, s.setting, f"{s.slurmd_timeout_s:g}", f"{s.cred_expire_s:g}", s.n, s.attempts,
+        cells = [s.mode, s.setting, f"{s.slurmd_timeout_s:g}", f"{s.cred_expire_s:g}",
+                 f"{s.health_check_interval_s:g}" if s.health_check_interval_s else "-", s.n, s.attempts,
                  *[_cell(s, k) for k in ("down_s", "requeued_s", "eligible_s", "started_s", "rendezvous_s", "progress_s",
                                          "detect_s", "reschedule_s", "reload_s", "rewind_s")]]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
@@ -139,7 +148,11 @@ def _markdown(p: dict) -> str:
               "died), then cred_expire before the requeued job may start, then the job's own start-up (srun, torchrun, "
               "import torch, rendezvous). This toy's start-up is seconds; a 4,096-GPU allocation's is not (container and "
               "image pull, NCCL initialisation across the fleet), so only the two settings' shares carry over to a fleet, "
-              "not the toy's remainder.", ""]
+              "not the toy's remainder. A node that fails its health check is neither: it answers every ping, so Slurm never "
+              "sets it DOWN; torchrun restarts the workers onto the same broken node until its restarts run out, the batch "
+              "script requeues the job, and only an attempt that starts after the health check's DRAIN avoids the node (an "
+              "attempt before it lands there again: the extra attempts in sacct). Its detect is the health check's period, "
+              "not SlurmdTimeout.", ""]
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import data
 
-__all__ = ["DATA_FILE", "PARTS", "PHASES", "STAGES", "TIMES", "Parts", "Summary", "read_runs", "restart_parts", "scheduler_share_s", "summary"]
+__all__ = ["DATA_FILE", "LOST_NODE_MODES", "PARTS", "PHASES", "SETTING_COLUMNS", "STAGES", "TIMES", "Parts", "Summary", "read_runs", "restart_parts", "scheduler_share_s", "summary"]
 
 DATA_FILE = data.DATA_DIR / "slurm_requeue.csv"
 #: A run's phases, s since the failure (course_lib.slurmlab.lab's module doc defines each).
@@ -28,8 +28,14 @@ PHASES = ("noticed_s", "down_s", "requeued_s", "eligible_s", "started_s", "rende
           "progress_s")
 #: The course's stages of one restart (notebook 03), from the phases.
 STAGES = ("detect_s", "reschedule_s", "reload_s", "rewind_s")
+#: The scheduler's settings of a run's row (s; course_lib.slurmlab.SlurmSettings; 0: no periodic health check).
+SETTING_COLUMNS = ("slurmd_timeout_s", "cred_expire_s", "health_check_interval_s")
 #: The timed columns of a run's row.
 TIMES = PHASES + STAGES
+#: The failure modes of a lost node (dead, or its link cut): silent to Slurm, which sets it DOWN after SlurmdTimeout.
+#: Their scheduler's share is what the Scenario's reschedule range reads (a node its health check drains is
+#: requeued by the job itself, a path of its own).
+LOST_NODE_MODES = ("node_kill", "link_cut")
 #: A requeued restart split by who spends it (:func:`restart_parts`).
 PARTS = ("detect_s", "scheduler_s", "startup_s", "reschedule_s")
 
@@ -45,6 +51,7 @@ class Summary:
     attempts: int
     slurmd_timeout_s: float
     cred_expire_s: float
+    health_check_interval_s: float
     median: dict
     low: dict
     high: dict
@@ -58,20 +65,19 @@ class Summary:
 
 
 def read_runs(path: Path | str = DATA_FILE) -> list[dict]:
-    """The rows of ``path`` with their times as floats (None where empty), ``attempts`` an int and
+    """The rows of ``path`` with their times and settings as floats (None where empty), ``attempts`` an int and
     ``identical`` a bool. Raises ValueError naming the row of a bad value or a missing column."""
     path = Path(path)
     with path.open(newline="") as fh:
         reader = csv.DictReader(fh)
-        need = {"mode", "setting", "attempts", "identical", "slurmd_timeout_s", "cred_expire_s", *TIMES}
+        need = {"mode", "setting", "attempts", "identical", *SETTING_COLUMNS, *TIMES}
         missing = sorted(need - set(reader.fieldnames or ()))
         if missing:
             raise ValueError(f"{path}: columns missing: {', '.join(missing)}")
         rows = []
         for line, r in enumerate(reader, start=2):
             try:
-                out = dict(r, attempts=int(r["attempts"]), slurmd_timeout_s=float(r["slurmd_timeout_s"]),
-                           cred_expire_s=float(r["cred_expire_s"]))
+                out = dict(r, attempts=int(r["attempts"]), **{k: float(r[k]) for k in SETTING_COLUMNS})
                 out.update({k: (float(r[k]) if r[k] != "" else None) for k in TIMES})
             except ValueError as exc:
                 raise ValueError(f"{path}, line {line}: {exc}") from None
@@ -95,7 +101,7 @@ def summary(rows: list[dict]) -> dict:
         groups.setdefault((r["mode"], r["setting"]), []).append(r)
     out = {}
     for (mode, setting), rs in groups.items():
-        for key in ("attempts", "slurmd_timeout_s", "cred_expire_s"):
+        for key in ("attempts", *SETTING_COLUMNS):
             if len({r[key] for r in rs}) != 1:
                 raise ValueError(f"the runs of {mode}, {setting} differ in {key}: {sorted({r[key] for r in rs})}")
         med, low, high = {}, {}, {}
@@ -106,8 +112,7 @@ def summary(rows: list[dict]) -> dict:
             med[k] = statistics.median(vals) if vals else None
             low[k] = min(vals) if vals else None
             high[k] = max(vals) if vals else None
-        out[mode, setting] = Summary(mode, setting, len(rs), rs[0]["attempts"], rs[0]["slurmd_timeout_s"],
-                                     rs[0]["cred_expire_s"], med, low, high)
+        out[mode, setting] = Summary(mode, setting, len(rs), rs[0]["attempts"], *(rs[0][k] for k in SETTING_COLUMNS), med, low, high)
     return out
 
 
@@ -128,8 +133,9 @@ class Parts:
 def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
     """A lost node's restart split by who spends it, per run then summarised (notebook 15), in seconds:
 
-    - ``detect_s``: the failure to the node set DOWN (Slurm's ``SlurmdTimeout`` and its ping cycle);
-    - ``scheduler_s``: DOWN to the requeued attempt's Start (the requeue, ``cred_expire``'s wait before a
+    - ``detect_s``: the failure to the node set DOWN (Slurm's ``SlurmdTimeout`` and its ping cycle), or drained by
+      its health check (``HealthCheckInterval``);
+    - ``scheduler_s``: DOWN (or DRAIN) to the completed attempt's Start (the requeue, ``cred_expire``'s wait before a
       requeued job may start, the scheduler's cycle): what Slurm's settings decide, at any scale;
     - ``startup_s``: that Start to every rank's process group ready (srun, torchrun, the interpreter, the
       rendezvous): the job's own start-up, a toy's here, a fleet's far longer;
@@ -158,14 +164,14 @@ def restart_parts(rows: list[dict], mode: str, setting: str) -> Parts:
 
 def scheduler_share_s(rows: list[dict], setting: str) -> float:
     """The scheduler's share of a requeue at ``setting`` (s; notebook 15): the median of :func:`restart_parts`'
-    per-run ``scheduler_s`` over every requeued run of that setting, whichever way the node was lost (killed or
-    its link cut: Slurm sees the same silent node). What Slurm's settings decide, so it carries to a fleet
+    per-run ``scheduler_s`` over every requeued run of that setting whose node was lost (:data:`LOST_NODE_MODES`:
+    killed or its link cut, Slurm sees the same silent node; a drained node's job requeues itself, another path). What Slurm's settings decide, so it carries to a fleet
     unscaled; the job's start-up does not (the Scenario adds a fleet's).
 
     rows: :func:`read_runs`. Raises ValueError naming the setting when no run of it was requeued.
     """
-    modes = sorted({r["mode"] for r in rows if r["setting"] == setting and r["attempts"] >= 2})
+    modes = sorted({r["mode"] for r in rows if r["setting"] == setting and r["attempts"] >= 2 and r["mode"] in LOST_NODE_MODES})
     if not modes:
-        raise ValueError(f"setting must be one with a requeued run in the rows (got {setting!r}; there are: "
-                         f"{sorted({r['setting'] for r in rows if r['attempts'] >= 2})})")
+        raise ValueError(f"setting must be one with a requeued run of a lost node in the rows (got {setting!r}; there are: "
+                         f"{sorted({r['setting'] for r in rows if r['attempts'] >= 2 and r['mode'] in LOST_NODE_MODES})})")
     return statistics.median(run["scheduler_s"] for mode in modes for run in restart_parts(rows, mode, setting).runs)

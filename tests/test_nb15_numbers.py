@@ -81,6 +81,21 @@ def test_only_the_node_failures_reach_the_scheduler():
     assert 30.0 <= hang < 35.0  # the job's 30 s collective timeout
 
 
+def test_a_lost_gpu_leaves_the_allocation_only_after_its_health_checks_drain():
+    """By hand from the raw rows: the drain's median (failure to DRAIN) and the attempts, as the notebook prints them;
+    at a 5-minute check the drain comes minutes after torchrun saw the dead worker (at once)."""
+    out = _outputs()
+    for setting in ("default", "tuned"):
+        rows = _rows("health_check", setting)
+        (n,) = {int(r["attempts"]) for r in rows}
+        (interval,) = {float(r["health_check_interval_s"]) for r in rows}
+        drain = _middle(float(r["detect_s"]) for r in rows)
+        assert n >= 2 and all(float(r["noticed_s"]) < 1.0 for r in rows)
+        assert any(ln.split()[:4] == ["health_check", setting, str(n), "its"] for ln in out.splitlines())
+        assert (f"health check every {interval:g} s: drained {drain:.0f} s" in out)
+    assert _middle(float(r["detect_s"]) for r in _rows("health_check", "default")) > 60.0
+
+
 def test_the_reschedule_range_is_the_tuned_share_plus_a_start_up_up_to_kokolis_less_the_reload():
     """The low end by hand: the median of started - DOWN over every tuned run that was requeued (a lost node and a cut
     link), plus MegaScale's 5 s; the high end Kokolis' 5 min less ByteCheckpoint's 129.5 s reload."""

@@ -1,9 +1,11 @@
 """The scheduler lab (course_lib.slurmlab): a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, one slurmd
 per network-namespace node), the course's job under ``sbatch --requeue``, one failure.
 
-Two real runs at the tuned settings (SlurmdTimeout=6, cred_expire=5; benchmarks/slurmlab_bench.py measures the
-defaults): a node killed (Slurm sets it DOWN, the job goes NODE_FAIL, is requeued and starts again on the spare)
-and a worker crash (torchrun restarts the worker inside the allocation; Slurm never sees it). Each test asserts
+Five real runs at the tuned settings (SlurmdTimeout=6, cred_expire=5, a health check every 5 s;
+benchmarks/slurmlab_bench.py measures the defaults): a node killed (Slurm sets it DOWN, the job goes NODE_FAIL, is
+requeued and starts again on the spare), a worker crash and a hang (torchrun restarts the workers inside the
+allocation; Slurm never sees them), a cut link (a dead host to Slurm) and a node failing its health check (drained;
+the job requeues itself and its first attempt after the drain avoids the node). Each test asserts
 one property: the phases' order and the documented waits, the requeue chain in Slurm's own accounting, the
 course's reader of that accounting agreeing with the lab's phases, the job's end bit-identical to an
 uninterrupted run, and nothing left behind (daemons, job processes, namespaces, files) on success and on a
@@ -14,6 +16,7 @@ command, except where COURSE_REQUIRE_SLURM=1 (CI), where that is a failure.
 """
 import os
 import subprocess
+from datetime import datetime
 
 import pytest
 
@@ -86,6 +89,37 @@ def test_a_node_kills_phases_come_from_sacct_and_the_node_event():
     assert p == pytest.approx(want, abs=1e-6)
 
 
+DRAIN_SACCT = """JobID|JobName|State|ExitCode|Submit|Eligible|Start|End|NodeList|NNodes|Reason
+9|train|REQUEUED|0:0|2026-12-05T10:00:00|2026-12-05T10:00:00|2026-12-05T10:00:01|2026-12-05T10:00:13|n[0-1]|2|None
+9.batch|batch|FAILED|1:0|2026-12-05T10:00:01|2026-12-05T10:00:01|2026-12-05T10:00:01|2026-12-05T10:00:15|n0|1|
+9|train|REQUEUED|0:0|2026-12-05T10:00:16|2026-12-05T10:02:16|2026-12-05T10:02:20|2026-12-05T10:02:33|n[0-1]|2|BeginTime
+9|train|COMPLETED|0:0|2026-12-05T10:02:36|2026-12-05T10:04:36|2026-12-05T10:04:40|2026-12-05T10:04:55|n[0,2]|2|BeginTime
+"""
+DRAIN_EVENTS = """Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User
+lab|n1|2026-12-05T10:04:00|Unknown|DRAIN|health check: GPU lost (the lab's XID 79) in step 6|root(0)
+"""
+
+
+def test_a_drained_nodes_phases_run_from_the_first_failed_attempt_to_the_completed_one():
+    """Three attempts (the second lands on the broken node before its drain): requeued is the first failed attempt's
+    End, eligible and started the completed attempt's, the DRAIN the node event's start."""
+    t0 = _at("10:00:05")
+    ev = [{"ev": "inject", "t": t0, "rank": 1, "node": "n1", "progress": 5},
+          {"ev": "agent_noticed", "t": t0 + 0.1, "rank": 1},
+          {"ev": "pg_ready", "t": _at("10:02:25"), "rank": 0}, {"ev": "pg_ready", "t": _at("10:02:25"), "rank": 1},
+          {"ev": "pg_ready", "t": _at("10:04:50"), "rank": 0}, {"ev": "pg_ready", "t": _at("10:04:51"), "rank": 1},
+          {"ev": "state_loaded", "t": _at("10:04:51.5"), "rank": 0}, {"ev": "state_loaded", "t": _at("10:04:51.5"), "rank": 1},
+          {"ev": "step_done", "t": _at("10:04:52"), "rank": 0, "step": 5}]
+    p = _phases("health_check", ev, DRAIN_SACCT, DRAIN_EVENTS, "9")
+    # by hand, seconds after 10:00:05: DRAIN 10:04:00 = 235, first End 10:00:13 = 8, last Eligible 10:04:36 = 271,
+    # Start 10:04:40 = 275, both ranks' pg after that Start 10:04:51 = 286, loaded 286.5, step 287
+    want = {"noticed_s": 0.1, "down_s": 235.0, "requeued_s": 8.0, "eligible_s": 271.0, "started_s": 275.0,
+            "rendezvous_s": 286.0, "loaded_s": 286.5, "first_step_s": 287.0, "progress_s": 287.0}
+    assert p == pytest.approx(want, abs=1e-6)
+    with pytest.raises(LabError, match="no requeue"):  # a DOWN row is not a drain's requeue
+        _phases("health_check", ev, SACCT, EVENTS, "7")
+
+
 def test_phases_without_a_requeue_in_sacct_are_an_error():
     ev = [{"ev": "inject", "t": _at("10:00:05"), "rank": 1, "node": "n1", "progress": 6}]
     with pytest.raises(LabError, match="no requeue"):
@@ -95,37 +129,37 @@ def test_phases_without_a_requeue_in_sacct_are_an_error():
 
 
 # ----- real runs on a tuned cluster -----
-@pytest.fixture(scope="module")
-def node_kill(tmp_path_factory):
+def _tuned_run(tmp_path_factory, mode: str, keep_exports: bool = False):
+    """One real run of ``mode`` at the tuned settings: (its result, its run folder)."""
     if MISSING:
         pytest.skip(MISSING)
-    run_dir = tmp_path_factory.mktemp("slurm-node-kill")
-    res = run_failure("node_kill", "tuned", run_dir=run_dir, keep_exports=run_dir / "exports")
-    return res, run_dir
+    run_dir = tmp_path_factory.mktemp(f"slurm-{mode.replace('_', '-')}")
+    return run_failure(mode, "tuned", run_dir=run_dir, keep_exports=run_dir / "exports" if keep_exports else None), run_dir
+
+
+@pytest.fixture(scope="module")
+def node_kill(tmp_path_factory):
+    return _tuned_run(tmp_path_factory, "node_kill", keep_exports=True)
 
 
 @pytest.fixture(scope="module")
 def worker_crash(tmp_path_factory):
-    if MISSING:
-        pytest.skip(MISSING)
-    run_dir = tmp_path_factory.mktemp("slurm-worker-crash")
-    return run_failure("worker_crash", "tuned", run_dir=run_dir), run_dir
+    return _tuned_run(tmp_path_factory, "worker_crash")
 
 
 @pytest.fixture(scope="module")
 def hang(tmp_path_factory):
-    if MISSING:
-        pytest.skip(MISSING)
-    run_dir = tmp_path_factory.mktemp("slurm-hang")
-    return run_failure("hang", "tuned", run_dir=run_dir), run_dir
+    return _tuned_run(tmp_path_factory, "hang")
 
 
 @pytest.fixture(scope="module")
 def link_cut(tmp_path_factory):
-    if MISSING:
-        pytest.skip(MISSING)
-    run_dir = tmp_path_factory.mktemp("slurm-link-cut")
-    return run_failure("link_cut", "tuned", run_dir=run_dir), run_dir
+    return _tuned_run(tmp_path_factory, "link_cut")
+
+
+@pytest.fixture(scope="module")
+def health_check(tmp_path_factory):
+    return _tuned_run(tmp_path_factory, "health_check")
 
 
 @needs_slurm
@@ -211,7 +245,33 @@ def test_a_cut_link_is_a_dead_host_to_the_scheduler(link_cut):
 
 
 @needs_slurm
-@pytest.mark.parametrize("which", ["node_kill", "worker_crash", "hang", "link_cut"])
+def test_a_node_failing_its_health_check_is_drained_and_only_an_attempt_after_the_drain_avoids_it(health_check):
+    """slurm.conf(5): the HealthCheckProgram runs every HealthCheckInterval; a drained node takes no new job but is
+    never set DOWN (it answers its pings). The job fails by itself (torchrun's restarts on the broken node run out)
+    and requeues itself; every attempt that started before the drain ran on the broken node and failed."""
+    from course_lib.incidents.readers import expand_hostlist
+    from course_lib.slurmlab import HEALTH_CHECK_INTERVAL_S
+
+    res, _ = health_check
+    (ev,) = [ln.split("|") for ln in res.events.splitlines()[1:] if ln]
+    assert ev[1] == "n1" and ev[4] == "DRAIN" and ev[5].startswith("health check: GPU lost")
+    drained = datetime.fromisoformat(ev[2]).timestamp()
+    rows = [ln.split("|") for ln in res.sacct.splitlines()[1:] if ln and "." not in ln.split("|")[0]]
+    assert [r[2] for r in rows] == ["REQUEUED"] * (len(rows) - 1) + ["COMPLETED"] and res.attempts == len(rows) >= 2
+    for r in rows[:-1]:
+        assert "n1" in expand_hostlist(r[8]) and datetime.fromisoformat(r[6]).timestamp() <= drained
+    assert "n1" not in expand_hostlist(rows[-1][8]) and datetime.fromisoformat(rows[-1][6]).timestamp() >= drained
+    p, interval = res.phases, HEALTH_CHECK_INTERVAL_S["tuned"]
+    assert res.settings.health_check_interval_s == interval and 0 <= p["noticed_s"] < 1.0  # torchrun sees the crash at once
+    # within two periods: slurmctld sends the checks from its background cycle, which can let one period slip (a
+    # 5 s period drained in 7.2 s here), plus Slurm's one-second resolution
+    assert -1.0 <= p["down_s"] <= 2 * interval + 1.0
+    assert p["eligible_s"] - p["requeued_s"] >= TUNED.cred_expire_s - 1
+    assert res.stages_s()["detect_s"] == p["down_s"] and res.identical
+
+
+@needs_slurm
+@pytest.mark.parametrize("which", ["node_kill", "worker_crash", "hang", "link_cut", "health_check"])
 def test_a_finished_run_leaves_nothing_behind(which, request):
     res, run_dir = request.getfixturevalue(which)
     tag = (run_dir / "netns-tag").read_text() if (run_dir / "netns-tag").exists() else None

@@ -28,7 +28,11 @@ event log shows a spare agent waiting in the rendezvous. Three more failure kind
 (``NODELAB_NODE`` names it; they refuse to run outside a lab namespace):
 ``node_kill`` (every process of the node SIGKILLed at once, mid-step), ``node_kill_in_ckpt``
 (the same, halfway through writing a checkpoint) and ``link_cut`` (the node's link taken
-down mid-step: it stays alive, its peers hang until the collective timeout). A *lemon* node (notebook 14,
+down mid-step: it stays alive, its peers hang until the collective timeout), and ``gpu_lost`` (the
+node's accelerator falls off the bus mid-step: the worker dies, and every worker started on that node
+afterwards fails at its start, as a process that opens a lost GPU does; the node's health check sees it
+in the file ``$FAULTLAB_HEALTH_DIR/<node>`` the failure writes, the scheduler lab's
+:mod:`course_lib.slurmlab`). A *lemon* node (notebook 14,
 :mod:`course_lib.nodelab.lemon`: ``NODELAB_LEMON_AFTER=n`` in its environment) fails the same way in the
 ``n``-th step of every start of the job on it: it fails again each time it rejoins.
 """
@@ -138,6 +142,20 @@ def _cut_my_link() -> None:
     subprocess.run(["ip", "link", "set", "dev", iface, "down"], check=True, timeout=30)
 
 
+def _lost_gpu_marker() -> Path | None:
+    """The file a ``gpu_lost`` failure leaves for this node (None outside a lab with a health directory)."""
+    where, node = os.environ.get("FAULTLAB_HEALTH_DIR"), os.environ.get("NODELAB_NODE")
+    return Path(where) / node if where and node else None
+
+
+def _lose_my_gpu(step: int) -> None:
+    """Mark this node's accelerator lost (what its health check reads), then die as the worker on it does."""
+    marker = _lost_gpu_marker()
+    if marker is None:
+        raise RuntimeError("gpu_lost runs only in a lab node with FAULTLAB_HEALTH_DIR set")
+    marker.write_text(f"GPU lost (the lab's XID 79) in step {step}\n")
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     cfg_path = Path(argv[0])
@@ -154,6 +172,10 @@ def main(argv=None) -> int:
     lemon_after = int(os.environ.get("NODELAB_LEMON_AFTER") or 0)  # a lemon node fails this many steps into every start
     log = EventLog(paths["events"], rank=rank, gen=gen, node=node)
     log("worker_start", t=_T_START)
+    marker = _lost_gpu_marker()
+    if marker is not None and marker.exists():  # this node's GPU is gone: the worker cannot start
+        log("device_missing", reason=marker.read_text().strip())
+        return 1
     failures = cfg["failures"]
     # read before the process group forms, so every rank of this generation sees the same log
     index, mine = next_failure(read_events(paths["events"]), failures,
@@ -313,6 +335,10 @@ def main(argv=None) -> int:
                 elif kind == "node_kill":
                     log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     _kill_my_node()
+                elif kind == "gpu_lost":
+                    _lose_my_gpu(step)
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1)
+                    os.kill(os.getpid(), signal.SIGKILL)
                 elif kind == "link_cut":
                     log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     _cut_my_link()

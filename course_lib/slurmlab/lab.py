@@ -26,22 +26,30 @@ Failure modes (:data:`MODES`):
     reaches it). Its peer hangs in the collective; slurmctld, whose pings go unanswered, sets the node DOWN
     after ``SlurmdTimeout`` as for a dead host, and the job is requeued onto the two reachable nodes. The
     cut-off node's processes live on until the lab's close: Slurm cannot reach them to kill them either.
+``health_check``
+    rank 1's node loses its GPU in the middle of a step (the job's ``gpu_lost``: the worker dies and every
+    worker started there afterwards fails at its start). torchrun restarts the workers in the allocation,
+    onto the same broken node, until its restarts run out; the batch script then requeues the job itself
+    (``scontrol requeue``: ``--requeue`` alone acts only on a node failure). The node's health check
+    (``HealthCheckProgram``, :data:`HEALTH_CHECK`, every :data:`HEALTH_CHECK_INTERVAL_S`) drains it; an
+    attempt that starts before the drain lands on the broken node again and fails the same way, so sacct
+    can show a chain of attempts; the first after the drain runs on the two healthy nodes.
 
 Phases, in seconds since the failure (the ``inject`` event): ``noticed_s`` (the first torchrun agent that
-noticed), ``down_s`` (the node set DOWN: the node event's start in ``sacctmgr show event``), ``requeued_s``
-(the failed attempt's End in sacct), ``eligible_s`` (the next attempt's Eligible), ``started_s`` (its
-Start), ``rendezvous_s`` (every rank's process group ready again), ``loaded_s`` (every rank has loaded
+noticed), ``down_s`` (the node taken out of service: set DOWN, or DRAIN by its health check; the node event's
+start in ``sacctmgr show event``), ``requeued_s`` (the first failed attempt's End in sacct), ``eligible_s``
+(the last attempt's Eligible: the one that completed), ``started_s`` (its Start), ``rendezvous_s`` (every rank's process group ready again), ``loaded_s`` (every rank has loaded
 the checkpoint), ``first_step_s`` (the first step done after it), ``progress_s`` (back at the pre-failure
 step). Slurm's times have a resolution of one second. The course's stages (notebook 03):
-detect = failure to the moment what acts has noticed (Slurm's DOWN for a lost node, torchrun's notice
-for a crash), reschedule = that to the process group ready, reload, rewind.
+detect = failure to the moment what acts has noticed (Slurm's DOWN for a lost node, the DRAIN for a node
+that fails its health check, torchrun's notice for a crash), reschedule = that to the process group ready, reload, rewind.
 """
 from __future__ import annotations
 
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -51,9 +59,11 @@ from ..nodelab.lab import uninterrupted_reference
 from ..nodelab.net import IFACE
 from ..nodelab.spec import NodeLabConfig
 from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
-from ..requeue import PHASES, STAGES
+from ..requeue import LOST_NODE_MODES, PHASES, STAGES
+from ..data import sourced
 
-__all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
+__all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "DRAIN_MODES", "REQUEUED_MODES", "HEALTH_CHECK",
+           "HEALTH_CHECK_INTERVAL_S", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
            "SACCT_FORMAT", "EVENTS_COMMAND", "EXPORTS"]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,9 +71,21 @@ SBATCH_SCRIPT = ROOT / "benchmarks" / "slurm" / "train.sbatch"
 TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
 #: The committed exports of the first run of each mode x setting: ``<mode>-<setting>/sacct.txt`` and ``events.txt``.
 EXPORTS = ROOT / "benchmarks" / "results" / "slurmlab"
-MODES = ("worker_crash", "hang", "node_kill", "link_cut")
-#: The modes the scheduler handles (a node set DOWN, the job requeued); the others torchrun handles in the allocation.
-NODE_MODES = ("node_kill", "link_cut")
+MODES = ("worker_crash", "hang", "node_kill", "link_cut", "health_check")
+#: The lost nodes: silent to Slurm, set DOWN after SlurmdTimeout, the job requeued (NODE_FAIL).
+NODE_MODES = LOST_NODE_MODES
+#: A node its health check drains: the job fails by itself and requeues itself; its next attempt avoids the node.
+DRAIN_MODES = ("health_check",)
+#: The modes the scheduler handles (a node taken out of service, the job requeued); the others torchrun handles in
+#: the allocation.
+REQUEUED_MODES = NODE_MODES + DRAIN_MODES
+#: The lab's HealthCheckProgram (a drain on a lost GPU); the lab runs it through a wrapper that sets its paths.
+HEALTH_CHECK = Path(__file__).resolve().parent / "health_check.sh"
+#: HealthCheckInterval per setting, s. Slurm's own default is 0 (no periodic check at all: a requeued job would land
+#: on the broken node at every attempt), so "default" is the course's health-check period (5 min: the detect row of
+#: data/restart_stages.csv, the Scenario's health_check_min) and "tuned" 5 s, of the order of the tuned SlurmdTimeout
+#: (a real GPU check itself takes seconds).
+HEALTH_CHECK_INTERVAL_S = {"default": round(60 * sourced("restart_stages.csv", "stage")["detect"].minutes), "tuned": 5}
 #: The job's process-group (collective) timeout, s: when a hang is noticed.
 COLLECTIVE_TIMEOUT_S = 30.0
 SETTINGS = {"default": DEFAULTS, "tuned": TUNED}
@@ -101,7 +123,7 @@ class SlurmLabResult:
     def stages_s(self) -> dict:
         """The course's four stages (s): detect, reschedule, reload, rewind (see the module doc)."""
         p = self.phases
-        acted = p["down_s"] if self.mode in NODE_MODES else p["noticed_s"]
+        acted = p["down_s"] if self.mode in REQUEUED_MODES else p["noticed_s"]
         return {"detect_s": acted, "reschedule_s": p["rendezvous_s"] - acted, "reload_s": p["loaded_s"] - p["rendezvous_s"],
                 "rewind_s": p["progress_s"] - p["loaded_s"]}
 
@@ -109,6 +131,7 @@ class SlurmLabResult:
         """The run as one row of data/slurm_requeue.csv."""
         out = {"run": run, "mode": self.mode, "setting": self.setting, "slurm_version": self.slurm_version,
                "slurmd_timeout_s": self.settings.slurmd_timeout_s, "cred_expire_s": self.settings.cred_expire_s,
+               "health_check_interval_s": self.settings.health_check_interval_s,
                "attempts": self.attempts, "identical": self.identical}
         out.update({k: _fmt(v) for k, v in self.phases.items()})
         out.update({k: _fmt(v) for k, v in self.stages_s().items()})
@@ -121,7 +144,8 @@ def _fmt(v):
 
 def _job_config(mode: str, steps: int, fail_step: int) -> tuple[NodeLabConfig, dict]:
     """The job (two nodes, one rank each) and its one failure: rank 1 fails in the middle of ``fail_step``."""
-    kind = {"worker_crash": "kill", "hang": "hang", "node_kill": "node_kill", "link_cut": "link_cut"}[mode]
+    kind = {"worker_crash": "kill", "hang": "hang", "node_kill": "node_kill", "link_cut": "link_cut",
+            "health_check": "gpu_lost"}[mode]
     return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S),
             {"kind": kind, "step": fail_step, "rank": 1})
 
@@ -154,13 +178,20 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
     if setting not in SETTINGS:
         raise ValueError(f"setting must be one of {list(SETTINGS)} (got {setting!r})")
     settings = SETTINGS[setting]
+    if mode in DRAIN_MODES:
+        settings = replace(settings, health_check_interval_s=HEALTH_CHECK_INTERVAL_S[setting])
     if not (isinstance(steps, int) and isinstance(fail_step, int) and 1 < fail_step < steps):
         raise ValueError(f"fail_step must be an int with 1 < fail_step < steps (got fail_step={fail_step!r}, steps={steps!r})")
     if timeout_s is None:
-        timeout_s = 2.0 * (settings.slurmd_timeout_s + settings.cred_expire_s + settings.sched_interval_s) + 120.0
+        timeout_s = 2.0 * (settings.slurmd_timeout_s + settings.cred_expire_s + settings.sched_interval_s
+                           + 2 * settings.health_check_interval_s) + 120.0
     cfg, failure = _job_config(mode, steps, fail_step)
     with Lab(run_dir, timeout_s=timeout_s, prefix="slurmlab") as lab:
-        cluster = SlurmCluster(lab, nodes=3, settings=settings, task_prolog=str(TASK_PROLOG))
+        health = None
+        if mode in DRAIN_MODES:
+            health = _health_check_wrapper(lab.run_dir)
+        cluster = SlurmCluster(lab, nodes=3, settings=settings, task_prolog=str(TASK_PROLOG),
+                               health_check=str(health) if health else None)
         persist = lab.run_dir / "persist"
         shutil.rmtree(persist, ignore_errors=True)
         final = lab.run_dir / "final.pt"
@@ -171,6 +202,8 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
         env = {"TORCHRUN": f"{sys.executable} -m course_lib.faultlab.launch", "FAULTLAB_EVENTS": lab.events_path,
                "FAULTLAB_GEN_FROM": "round", "NODELAB_IFACE": IFACE, "SLURMLAB_IFACE": IFACE,
                "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", "MAX_RESTARTS": "3", "LOGLEVEL": "WARNING"}
+        if health:
+            env["FAULTLAB_HEALTH_DIR"] = health.parent / "health"
         out = cluster.run(["sbatch", "--parsable", "--nodes=2", f"--output={lab.run_dir}/job-%j.out", SBATCH_SCRIPT,
                            JOB_SCRIPT, cfg_path], env=env).stdout
         jobid = out.strip().split(";")[0]
@@ -203,6 +236,17 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
                           reference, wall, ev)
 
 
+def _health_check_wrapper(run_dir: Path) -> Path:
+    """The HealthCheckProgram slurmd runs: :data:`HEALTH_CHECK` with the lab's paths (slurmd passes it only
+    SLURMD_NODENAME), and the folder a lost GPU's marker goes to."""
+    (run_dir / "health").mkdir(exist_ok=True)
+    wrapper = run_dir / "health_check"
+    wrapper.write_text(f"#!/bin/sh\nexport SLURM_CONF='{run_dir / 'slurm' / 'slurm.conf'}' "
+                       f"SLURMLAB_HEALTH_DIR='{run_dir / 'health'}'\nexec /bin/sh '{HEALTH_CHECK}'\n")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
 def _first(events, ev, after, **match):
     return next((e for e in events if e["ev"] == ev and e["t"] >= after and all(e.get(k) == v for k, v in match.items())), None)
 
@@ -223,14 +267,15 @@ def _phases(mode: str, events: list, sacct: str, events_txt: str, jobid: str) ->
     p = dict.fromkeys(PHASES)
     p["noticed_s"] = rel(noticed["t"]) if noticed else None
     restart_from = t0
-    if mode in NODE_MODES:
+    if mode in REQUEUED_MODES:
         rows = [r for r in _sacct_rows(sacct) if r["JobID"] == jobid]
-        failed = next((r for r in rows if r["State"].startswith("NODE_FAIL")), None)
-        nxt = rows[rows.index(failed) + 1] if failed is not None and rows.index(failed) + 1 < len(rows) else None
+        failed = rows[0] if len(rows) > 1 and rows[0]["State"].startswith("NODE_FAIL" if mode in NODE_MODES else "REQUEUE") else None
+        nxt = rows[-1] if failed is not None and rows[-1]["State"].startswith("COMPLETED") else None
         if failed is None or nxt is None:
             raise LabError(f"sacct shows no requeue of job {jobid}:\n{sacct}")
         node = inj.get("node")
-        down = [r for r in _sacct_rows(events_txt) if r.get("NodeName") == node and r.get("State", "").startswith("DOWN")]
+        state = "DOWN" if mode in NODE_MODES else "DRAIN"
+        down = [r for r in _sacct_rows(events_txt) if r.get("NodeName") == node and r.get("State", "").startswith(state)]
         starts = [_parse(r["TimeStart"]) for r in down if _parse(r["TimeStart"]) is not None and _parse(r["TimeStart"]) >= t0 - 1]
         p["down_s"] = rel(min(starts)) if starts else None
         p["requeued_s"] = rel(_parse(failed["End"]))

@@ -8,7 +8,7 @@
 # [notebook 08](08-the-floor.ipynb) rests on it. Large training runs are scheduled by Slurm, and Slurm's own
 # settings set much of that stage. Here we run a real Slurm cluster on this machine (munge, MariaDB, slurmdbd,
 # slurmctld and three slurmd nodes, each in its own network namespace), submit the course's training job with
-# the batch script a user submits, fail it four ways, and read every phase from timestamps: the job's own
+# the batch script a user submits, fail it five ways, and read every phase from timestamps: the job's own
 # events and Slurm's accounting.
 #
 # **Learning objectives**
@@ -75,7 +75,7 @@ stall_min = None  # survivors' stall per failure with per-step fault tolerance (
 rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # the lab's own knobs (a toy job on this machine, not numbers about the outside world)
 lab_live = True  # run one failure on a real Slurm cluster here (needs root and Debian's Slurm packages)
-lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill or link_cut
+lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill, link_cut or health_check
 lab_setting = "tuned"  # Slurm's settings for it: "tuned" (about a minute) or "default" (about nine)
 
 # %%
@@ -84,8 +84,8 @@ from course_lib.answer import answer
 from course_lib.data import sourced
 from course_lib.incidents import read_sacct, read_slurm_events, reschedule_times
 from course_lib.notebook import predict
-from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, EXPORTS, MODES, NODE_MODES, SBATCH_SCRIPT, TUNED, read_runs, restart_parts,
-                                 run_failure, scheduler_share_s, slurm_missing, summary)
+from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, DRAIN_MODES, EXPORTS, HEALTH_CHECK, MODES, NODE_MODES, SBATCH_SCRIPT, TUNED,
+                                 read_runs, restart_parts, run_failure, scheduler_share_s, slurm_missing, summary)
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
 runs = read_runs()  # data/slurm_requeue.csv: one row per run of benchmarks/slurmlab_bench.py
@@ -212,23 +212,26 @@ print(f"requeues: {resched.count}; End of the failed attempt to Start of the nex
 # node it was. A log of jobs without node events therefore cannot count faults per node (notebook 13's lemons), and
 # the reader says so instead of guessing.
 #
-# ## 6. Four failures through the scheduler's eyes
+# ## 6. Five failures through the scheduler's eyes
 #
-# The lab fails the job four ways: a **worker crash** (rank 1's process killed), a **hang** (rank 1 stops before
-# its all-reduce, alive and silent), a **node killed** and a **link cut** (the node stays up, nothing reaches it).
+# The lab fails the job five ways: a **worker crash** (rank 1's process killed), a **hang** (rank 1 stops before
+# its all-reduce, alive and silent), a **node killed**, a **link cut** (the node stays up, nothing reaches it) and a
+# **lost GPU** (rank 1's node loses its accelerator: its worker dies, and every worker started there afterwards fails
+# at its start). The cluster runs a health check on every node (`HealthCheckProgram`, below) that drains a node
+# whose GPU is gone; Slurm itself runs none unless it is configured.
 #
-# **Predict first:** of the four, how many does Slurm ever see?
+# **Predict first:** of the five, in how many does the job leave its allocation (a second attempt in sacct)?
 
 # %%
-my_guess = None  # your guess: 0 to 4
-guess = predict("15.seen", my_guess, "of 4")
+my_guess = None  # your guess: 0 to 5
+guess = predict("15.seen", my_guess, "of 5")
 
 # %%
 seen = [m for m in MODES if table[m, "default"].attempts > 1]
 guess.reveal(len(seen))
 print(f"{'failure':13s} {'setting':8s} {'attempts':>8s}  {'who acts':9s} {'detect':>24s} {'reschedule':>22s}")
 for (m, s), x in sorted(table.items(), key=lambda kv: (MODES.index(kv[0][0]), kv[0][1])):
-    who = "Slurm" if m in NODE_MODES else "torchrun"
+    who = "Slurm" if m in NODE_MODES else "its check" if m in DRAIN_MODES else "torchrun"
     print(f"{m:13s} {s:8s} {x.attempts:8d}  {who:9s} {x.text('detect_s', '.2f'):>24s} {x.text('reschedule_s', '.2f'):>22s}")
 print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
 
@@ -238,6 +241,20 @@ print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
 # default is far longer, [notebook 03](03-anatomy-of-a-restart.ipynb)) before anyone acts: a hang is seen only at a timeout. To Slurm a cut link is a dead host: the same
 # `SlurmdTimeout`, the same requeue. Unlike a dead host, its processes live on, unreachable; Slurm cannot kill them
 # either, which is why a real cluster fences such a node before it lets it back.
+#
+# The lost GPU is the third path. The node answers every ping, so Slurm never sets it DOWN; torchrun sees the
+# dead worker at once and restarts it in the allocation, on the same broken node, until its restarts run out. The
+# batch script then requeues the job itself (`scontrol requeue`: `--requeue` alone acts only on a node failure).
+# What takes the node out of the next allocation is the health check's DRAIN, so its detect is the check's period,
+# not `SlurmdTimeout`; and an attempt that starts before the drain lands on the broken node again:
+
+# %%
+print(HEALTH_CHECK.read_text())  # course_lib/slurmlab/health_check.sh: the lab's HealthCheckProgram
+for s in ("default", "tuned"):
+    x = table["health_check", s]
+    print(f"{s:8s} health check every {x.health_check_interval_s:g} s: drained {x.text('detect_s', '.0f')} after the failure, "
+          f"{x.attempts} attempts in sacct ({x.attempts - 2} on the broken node after the first), back "
+          f"{x.text('reschedule_s', '.0f')} after the drain")
 #
 # ## 7. Into the floor: where the spare's verdict moves
 #
@@ -349,6 +366,7 @@ print("rank correlation with the loss after the levers: " + ", ".join(f"{k} {ful
 #
 # **Try it**
 # - Set `lab_mode = "hang"` and run the live cell: how many attempts does sacct show, and when did anyone act?
+# - Set `lab_mode = "health_check"`: which attempts in sacct ran on the broken node, and what did the node event say?
 # - Set `lab_setting = "default"` (about nine minutes) and compare the live phases with the committed medians.
 # - Set `n_gpus = 16384` in the parameters cell: does the spare's break-even, and with it the start-up budget, move?
 #
@@ -363,6 +381,9 @@ for s, p in parts.items():
     _ = ledger.record(nb, f"slurm_{s}_reschedule_s", f"a lost node at Slurm's {s} settings: the reschedule stage (lab)",
                       p.median["reschedule_s"], "s", ".0f")
     _ = ledger.record(nb, f"spare_startup_budget_{s}_min", f"start-up before a hot spare pays, Slurm's {s} settings", budget[s], "min", ".2f")
+_ = ledger.record(nb, "slurm_drain_default_detect_s", f"a lost GPU: failure to its node's DRAIN, a health check every "
+                  f"{table['health_check', 'default'].health_check_interval_s / 60:g} min (lab)",
+                  table["health_check", "default"].median["detect_s"], "s", ".0f")
 _ = ledger.record(nb, "slurm_hang_detect_s", f"a hang: failure to torchrun's notice at the {COLLECTIVE_TIMEOUT_S:g} s collective timeout (lab)",
                   table["hang", "default"].median["detect_s"], "s", ".1f")
 print(ledger.table([e for e in ledger.entries() if e.notebook == nb]))
@@ -377,7 +398,10 @@ print(
     f"DOWN after SlurmdTimeout) and a reschedule of {d['reschedule_s'] / 60:.1f} min, {d['scheduler_s']:.0f} s of it the "
     f"scheduler's (cred_expire's wait and its cycle) and {d['startup_s']:.0f} s this toy's start-up; tuned, "
     f"{t['detect_s']:.0f} s and {t['reschedule_s']:.0f} s. A worker crash and a hang never reach the scheduler; a cut link "
-    f"is a dead host to it. Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
+    f"is a dead host to it; a lost GPU leaves the allocation only once its node's health check drains it "
+    f"({table['health_check', 'default'].median['detect_s'] / 60:.1f} min with a check every "
+    f"{table['health_check', 'default'].health_check_interval_s / 60:g} min, "
+    f"{table['health_check', 'default'].attempts} attempts in sacct). Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
     f"spare pays once that start-up exceeds {budget['default']:.2f} min at Slurm's defaults or {budget['tuned']:.2f} min tuned."
 )
 
