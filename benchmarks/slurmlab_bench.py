@@ -94,11 +94,19 @@ def main(argv=None) -> int:
     payload = {"machine": machine(torch=torch.__version__, slurm=slurm_version()),
                "command": " ".join(["python benchmarks/slurmlab_bench.py", *(argv if argv is not None else sys.argv[1:])]),
                "settings": {k: v.__dict__ for k, v in SETTINGS.items()}, "health_check_interval_s": HEALTH_CHECK_INTERVAL_S, "rows": read_runs(DATA_FILE), "failed_runs": failed,
-               "wall_s": time.time() - t0}
+               "wall_s": time.time() - t0, "kept_from": _kept_from(args.out / "slurmlab.json") if kept else []}
     (args.out / "slurmlab.json").write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
     (args.out / "slurmlab.md").write_text(_markdown(payload))
     print((args.out / "slurmlab.md").read_text())
     return 1 if failed else 0
+
+
+def _kept_from(previous: Path) -> list[dict]:
+    """The earlier benchmark runs whose rows this one keeps: their commands and machines (the rows carry no machine)."""
+    if not previous.exists():
+        return []
+    old = json.loads(previous.read_text())
+    return [{"command": old["command"], "machine": old["machine"]}] + old.get("kept_from", [])
 
 
 def _interrupt(signum, frame):
@@ -123,7 +131,10 @@ def _markdown(p: dict) -> str:
     m = p["machine"]
     lines = ["# The reschedule on a real Slurm cluster: defaults against tuned", "",
              f"`{p['command']}`; Slurm {m.get('slurm')}, torch {m.get('torch')}; {m.get('cpu', '')}, "
-             f"{m.get('cores_usable', m.get('cores', ''))} cores; {m.get('date', '')}.", "",
+             f"{m.get('cores_usable', m.get('cores', ''))} cores; {m.get('date', '')}."
+             + "".join(f" Rows of the other modes or settings are kept from `{k['command']}` ({k['machine'].get('cpu', '')}, "
+                       f"{k['machine'].get('cores_usable', k['machine'].get('cores', ''))} cores; {k['machine'].get('date', '')})."
+                       for k in p.get("kept_from", [])), "",
              "One failure at step 6 of 12 (checkpoint every 4) of a 2-node job (one torchrun agent per node, c10d), "
              "on a 3-node partition (one spare). Seconds after the failure; Slurm's own times have 1 s resolution. "
              "detect = failure to the moment what acts noticed (Slurm's DOWN for a lost node, the DRAIN for a node that "

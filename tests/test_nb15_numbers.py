@@ -92,8 +92,17 @@ def test_a_lost_gpu_leaves_the_allocation_only_after_its_health_checks_drain():
         drain = _middle(float(r["detect_s"]) for r in rows)
         assert n >= 2 and all(float(r["noticed_s"]) < 1.0 for r in rows)
         assert any(ln.split()[:4] == ["health_check", setting, str(n), "its"] for ln in out.splitlines())
-        assert (f"health check every {interval:g} s: drained {drain:.0f} s" in out)
+        assert f"health check every {interval:g} s: drained {drain:.1f} s" in out
+        assert f"{n} attempts in sacct, {n - 1} of them on the broken node" in out
     assert _middle(float(r["detect_s"]) for r in _rows("health_check", "default")) > 60.0
+    # "of them on the broken node", read in the committed export of the first default run: every attempt before
+    # the completed one ran on n[0-1] (the broken n1), the completed one on the two healthy nodes, after the DRAIN
+    export = EXPORT.parent.parent / "health_check-default"
+    head, *rows = [ln.split("|") for ln in export.joinpath("sacct.txt").read_text().splitlines() if ln]
+    jobs = [dict(zip(head, r)) for r in rows if "." not in r[0]]  # the job's attempts, not their steps
+    (drain,) = [ln.split("|") for ln in export.joinpath("events.txt").read_text().splitlines()[1:] if ln]
+    assert [(j["State"], j["NodeList"]) for j in jobs] == [("REQUEUED", "n[0-1]")] * (len(jobs) - 1) + [("COMPLETED", "n[0,2]")]
+    assert jobs[-2]["Start"] < drain[2] <= jobs[-1]["Start"] and drain[4] == "DRAIN"
 
 
 def test_the_reschedule_range_is_the_tuned_share_plus_a_start_up_up_to_kokolis_less_the_reload():

@@ -245,16 +245,17 @@ print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
 # The lost GPU is the third path. The node answers every ping, so Slurm never sets it DOWN; torchrun sees the
 # dead worker at once and restarts it in the allocation, on the same broken node, until its restarts run out. The
 # batch script then requeues the job itself (`scontrol requeue`: `--requeue` alone acts only on a node failure).
-# What takes the node out of the next allocation is the health check's DRAIN, so its detect is the check's period,
-# not `SlurmdTimeout`; and an attempt that starts before the drain lands on the broken node again:
+# What takes the node out of the next allocation is the health check's DRAIN, so its detect is up to one period of
+# the check (where the failure falls in the check's cycle; here the cycle starts with the cluster, a few seconds
+# before the job), not `SlurmdTimeout`; and an attempt that starts before the drain lands on the broken node again:
 
 # %%
 print(HEALTH_CHECK.read_text())  # course_lib/slurmlab/health_check.sh: the lab's HealthCheckProgram
 for s in ("default", "tuned"):
     x = table["health_check", s]
-    print(f"{s:8s} health check every {x.health_check_interval_s:g} s: drained {x.text('detect_s', '.0f')} after the failure, "
-          f"{x.attempts} attempts in sacct ({x.attempts - 2} on the broken node after the first), back "
-          f"{x.text('reschedule_s', '.0f')} after the drain")
+    print(f"{s:8s} health check every {x.health_check_interval_s:g} s: drained {x.text('detect_s')} after the failure; "
+          f"{x.attempts} attempts in sacct, {x.attempts - 1} of them on the broken node; training again "
+          f"{x.text('reschedule_s')} after the drain")
 #
 # ## 7. Into the floor: where the spare's verdict moves
 #
