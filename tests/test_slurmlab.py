@@ -263,9 +263,10 @@ def test_a_node_failing_its_health_check_is_drained_and_only_an_attempt_after_th
     assert "n1" not in expand_hostlist(rows[-1][8]) and datetime.fromisoformat(rows[-1][6]).timestamp() >= drained
     p, interval = res.phases, HEALTH_CHECK_INTERVAL_S["tuned"]
     assert res.settings.health_check_interval_s == interval and 0 <= p["noticed_s"] < 1.0  # torchrun sees the crash at once
-    # within two periods: slurmctld sends the checks from its background cycle, which can let one period slip (a
-    # 5 s period drained in 7.2 s here), plus Slurm's one-second resolution
-    assert -1.0 <= p["down_s"] <= 2 * interval + 1.0
+    # after the failure and before the completed attempt (the sacct check above); how soon depends on slurmctld's
+    # background cycle, which sends the checks and slips under load (14 s for a 5 s period beside the test suite), so
+    # no upper bound here: the committed idle-machine runs are held to two periods (tests/test_slurmlab_results.py)
+    assert -1.0 <= p["down_s"] <= p["started_s"] + 1.0
     assert p["eligible_s"] - p["requeued_s"] >= TUNED.cred_expire_s - 1
     assert res.stages_s()["detect_s"] == p["down_s"] and res.identical
 
