@@ -162,8 +162,8 @@ def _markdown(p: dict) -> str:
               "not the toy's remainder. A node that fails its health check is neither: it answers every ping, so Slurm never "
               "sets it DOWN; torchrun restarts the workers onto the same broken node until its restarts run out, the batch "
               "script requeues the job, and only an attempt that starts after the health check's DRAIN avoids the node (an "
-              "attempt before it lands there again: the extra attempts in sacct). Its detect is the health check's period, "
-              "not SlurmdTimeout.", ""]
+              "attempt before it lands there again: the extra attempts in sacct). Its detect is up to one period of the health "
+              "check, not SlurmdTimeout.", ""]
     return "\n".join(lines)
 
 

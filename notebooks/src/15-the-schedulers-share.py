@@ -256,7 +256,8 @@ for s in ("default", "tuned"):
     print(f"{s:8s} health check every {x.health_check_interval_s:g} s: drained {x.text('detect_s')} after the failure; "
           f"{x.attempts} attempts in sacct, {x.attempts - 1} of them on the broken node; training again "
           f"{x.text('reschedule_s')} after the drain")
-#
+
+# %% [markdown]
 # ## 7. Into the floor: where the spare's verdict moves
 #
 # Without a spare, a lost node's reschedule on Slurm is the scheduler's share, measured above, plus the fleet's
