@@ -19,7 +19,10 @@ torchrun on both nodes of the allocation) and injects one failure at step 6 of 1
 * ``link_cut``: rank 1's node loses its link (alive, unreachable): the same DOWN and requeue as a dead host;
 * ``health_check``: rank 1's node loses its GPU (every worker started there fails): torchrun's restarts in the
   allocation fail until they run out, the batch script requeues the job (``scontrol requeue``), the node's
-  ``HealthCheckProgram`` drains it, and the first attempt after the drain runs on the two healthy nodes.
+  ``HealthCheckProgram`` drains it, and the first attempt after the drain runs on the two healthy nodes;
+* ``spare``: ``node_kill`` with a spare inside the allocation (``sbatch --nodes=3 --no-kill``, ``TRAIN_NODES=2``:
+  the third node's torchrun agent waits in the rendezvous): the survivor's agent restarts its workers, the spare
+  takes the lost node's place, no requeue (sacct records the job RESIZING, then on the two nodes left).
 
 Settings (``course_lib.slurmlab.SETTINGS``): ``default`` is slurm.conf(5)'s defaults (SlurmdTimeout=300,
 cred_expire=120, sched_interval=60, MessageTimeout=10); ``tuned`` is the smallest the lab runs with
@@ -163,7 +166,10 @@ def _markdown(p: dict) -> str:
               "sets it DOWN; torchrun restarts the workers onto the same broken node until its restarts run out, the batch "
               "script requeues the job, and only an attempt that starts after the health check's DRAIN avoids the node (an "
               "attempt before it lands there again: the extra attempts in sacct). Its detect is up to one period of the health "
-              "check, not SlurmdTimeout.", ""]
+              "check, not SlurmdTimeout. A spare inside the allocation takes neither the DOWN nor the requeue: the survivor's "
+              "torchrun notices the lost peer at once and the spare joins the next rendezvous round once the lost agent's "
+              "heartbeat has expired (torchrun's keep-alive), at either setting; Slurm sets the node DOWN later, and with "
+              "--no-kill only shrinks the job.", ""]
     return "\n".join(lines)
 
 

@@ -79,6 +79,27 @@ def test_only_the_node_failures_reach_the_scheduler():
             assert any(ln.split()[:4] == [mode, setting, str(n), who] for ln in out.splitlines())
     hang = _middle(float(r["detect_s"]) for r in _rows("hang", "default"))
     assert 30.0 <= hang < 35.0  # the job's 30 s collective timeout
+    for setting in ("default", "tuned"):  # the spare in the allocation: one attempt, and the spare acts
+        assert {int(r["attempts"]) for r in _rows("spare", setting)} == {1}
+        assert any(ln.split()[:5] == ["spare", setting, "1", "the", "spare"] for ln in out.splitlines())
+
+
+def test_a_spare_in_the_allocation_trains_again_before_slurm_sets_the_node_down():
+    """By hand from the raw rows: the spare's notice, its reschedule and the DOWN, as the notebook prints them; at
+    Slurm's defaults the job trains again minutes before the node is set DOWN."""
+    out = _outputs()
+    for setting in ("default", "tuned"):
+        rows = _rows("spare", setting)
+        med = {k: _middle(float(r[k]) for r in rows) for k in ("noticed_s", "reschedule_s", "down_s")}
+        assert f"{setting:8s} a spare in the allocation: noticed {med['noticed_s']:.2f} s" in out
+        assert f"training again {med['reschedule_s']:.1f} s" in out and f"the node set DOWN {med['down_s']:.1f} s" in out
+    d = {k: _middle(float(r[k]) for r in _rows("spare", "default")) for k in ("noticed_s", "reschedule_s", "down_s")}
+    assert d["noticed_s"] + d["reschedule_s"] < 60 < 240 < d["down_s"]  # SlurmdTimeout's default is 300 s
+    # the export of the first default run: the job resized (the lost node removed), never requeued
+    export = EXPORT.parent.parent / "spare-default"
+    head, *rows = [ln.split("|") for ln in export.joinpath("sacct.txt").read_text().splitlines() if ln]
+    jobs = [dict(zip(head, r)) for r in rows if "." not in r[0]]
+    assert [j["State"] for j in jobs] == ["RESIZING", "COMPLETED"] and jobs[0]["NodeList"] == "n[0-2]"
 
 
 def test_a_lost_gpu_leaves_the_allocation_only_after_its_health_checks_drain():

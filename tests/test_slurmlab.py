@@ -1,11 +1,12 @@
 """The scheduler lab (course_lib.slurmlab): a real Slurm cluster (munge, MariaDB, slurmdbd, slurmctld, one slurmd
 per network-namespace node), the course's job under ``sbatch --requeue``, one failure.
 
-Five real runs at the tuned settings (SlurmdTimeout=6, cred_expire=5, a health check every 5 s;
+Six real runs at the tuned settings (SlurmdTimeout=6, cred_expire=5, a health check every 5 s;
 benchmarks/slurmlab_bench.py measures the defaults): a node killed (Slurm sets it DOWN, the job goes NODE_FAIL, is
 requeued and starts again on the spare), a worker crash and a hang (torchrun restarts the workers inside the
-allocation; Slurm never sees them), a cut link (a dead host to Slurm) and a node failing its health check (drained;
-the job requeues itself and its first attempt after the drain avoids the node). Each test asserts
+allocation; Slurm never sees them), a cut link (a dead host to Slurm), a node failing its health check (drained;
+the job requeues itself and its first attempt after the drain avoids the node) and a node lost with a spare in the
+allocation (sbatch --no-kill: the spare's agent takes its place in torchrun's rendezvous, no requeue). Each test asserts
 one property: the phases' order and the documented waits, the requeue chain in Slurm's own accounting, the
 course's reader of that accounting agreeing with the lab's phases, the job's end bit-identical to an
 uninterrupted run, and nothing left behind (daemons, job processes, namespaces, files) on success and on a
@@ -120,6 +121,27 @@ def test_a_drained_nodes_phases_run_from_the_first_failed_attempt_to_the_complet
         _phases("health_check", ev, SACCT, EVENTS, "7")
 
 
+def test_a_stalled_slurmd_is_a_requeue_where_it_outlasts_the_timeout_and_nothing_where_it_does_not():
+    """slurmd_pause: nothing failed, so the phases are a requeue's when sacct shows NODE_FAIL (the node event's DOWN,
+    the attempts' End, Eligible and Start) and all None when the job ran through (one COMPLETED attempt)."""
+    t0 = _at("10:00:05.5")
+    ev = [{"ev": "inject", "t": t0, "rank": 1, "node": "n1", "progress": 6},
+          {"ev": "step_done", "t": t0 + 3.0, "rank": 0, "step": 6},  # the job trains on through the stall
+          {"ev": "pg_ready", "t": _at("10:00:30"), "rank": 0}, {"ev": "pg_ready", "t": _at("10:00:30"), "rank": 1},
+          {"ev": "state_loaded", "t": _at("10:00:31"), "rank": 0}, {"ev": "state_loaded", "t": _at("10:00:31"), "rank": 1},
+          {"ev": "step_done", "t": _at("10:00:32"), "rank": 0, "step": 5},
+          {"ev": "step_done", "t": _at("10:00:35"), "rank": 0, "step": 6}]
+    p = _phases("slurmd_pause", ev, SACCT, EVENTS, "7")
+    want = {"noticed_s": None, "down_s": 6.5, "requeued_s": 7.5, "eligible_s": 15.5, "started_s": 17.5,
+            "rendezvous_s": 24.5, "loaded_s": 25.5, "first_step_s": 26.5, "progress_s": 29.5}
+    assert {k: v for k, v in p.items() if v is None} == {"noticed_s": None}
+    assert p == pytest.approx({k: v for k, v in want.items() if v is not None} | {"noticed_s": None}, abs=1e-6)
+    through = SACCT.splitlines()[0] + "\n7|train|COMPLETED|0:0|2026-12-05T10:00:00|2026-12-05T10:00:00|2026-12-05T10:00:02|" \
+        "2026-12-05T10:00:40|n[0-1]|2|None\n"
+    none = EVENTS.splitlines()[0] + "\n"
+    assert _phases("slurmd_pause", ev, through, none, "7") == dict.fromkeys(want)
+
+
 def test_phases_without_a_requeue_in_sacct_are_an_error():
     ev = [{"ev": "inject", "t": _at("10:00:05"), "rank": 1, "node": "n1", "progress": 6}]
     with pytest.raises(LabError, match="no requeue"):
@@ -160,6 +182,11 @@ def link_cut(tmp_path_factory):
 @pytest.fixture(scope="module")
 def health_check(tmp_path_factory):
     return _tuned_run(tmp_path_factory, "health_check")
+
+
+@pytest.fixture(scope="module")
+def spare(tmp_path_factory):
+    return _tuned_run(tmp_path_factory, "spare")
 
 
 @needs_slurm
@@ -272,7 +299,44 @@ def test_a_node_failing_its_health_check_is_drained_and_only_an_attempt_after_th
 
 
 @needs_slurm
-@pytest.mark.parametrize("which", ["node_kill", "worker_crash", "hang", "link_cut", "health_check"])
+def test_a_spare_in_the_allocation_takes_the_lost_nodes_place_with_no_requeue(spare):
+    """sbatch --no-kill: Slurm keeps the job when a node of it fails and records it resized (RESIZING, then the same
+    job on the nodes left), not requeued; torchrun's rendezvous brings in the agent that waited beyond --nnodes."""
+    from course_lib.incidents.readers import expand_hostlist
+
+    res, _ = spare
+    ev = res.lab_events
+    killed = next(e["node"] for e in ev if e["ev"] == "inject")
+    inject_t = next(e["t"] for e in ev if e["ev"] == "inject")
+    waited = {e["node"] for e in ev if e["ev"] == "rdzv_waiting" and e["t"] < inject_t}
+    rows = [ln.split("|") for ln in res.sacct.splitlines()[1:] if ln and "." not in ln.split("|")[0]]
+    assert [r[2] for r in rows] == ["RESIZING", "COMPLETED"] and res.attempts == 1
+    assert expand_hostlist(rows[0][8]) == ["n0", "n1", "n2"] and killed in expand_hostlist(rows[0][8])
+    assert killed not in expand_hostlist(rows[1][8]) and len(expand_hostlist(rows[1][8])) == 2
+    (down,) = [ln.split("|") for ln in res.events.splitlines()[1:] if ln]
+    assert down[1] == killed and down[4].startswith("DOWN") and down[5] == "Not responding"
+    # the spare waited before the loss and trained after it, in the next round
+    assert len(waited) == 1 and killed not in waited
+    (spare_node,) = waited
+    assert any(e["ev"] == "workers_spawned" and e["node"] == spare_node and e["t"] > inject_t for e in ev)
+    p = res.phases
+    assert p["requeued_s"] is None and p["eligible_s"] is None and p["started_s"] is None
+    assert 0 <= p["noticed_s"] < p["rendezvous_s"] <= p["loaded_s"] <= p["progress_s"]
+    st = res.stages_s()
+    assert st["detect_s"] == p["noticed_s"] and st["reschedule_s"] == pytest.approx(p["rendezvous_s"] - p["noticed_s"])
+    assert res.identical
+
+
+def test_a_resized_jobs_rows_are_not_attempts():
+    from course_lib.slurmlab.lab import _attempts
+
+    text = ("JobID|State|NodeList\n1|RESIZING|n[0-2]\n1.batch|RESIZING|n0\n1.0|RESIZING|n0\n1|COMPLETED|n[0-1]\n"
+            "2|NODE_FAIL|n[0-1]\n2|COMPLETED|n[0,2]\n")
+    assert _attempts(text, "1") == 1 and _attempts(text, "2") == 2 and _attempts(text, "3") == 0
+
+
+@needs_slurm
+@pytest.mark.parametrize("which", ["node_kill", "worker_crash", "hang", "link_cut", "health_check", "spare"])
 def test_a_finished_run_leaves_nothing_behind(which, request):
     res, run_dir = request.getfixturevalue(which)
     tag = (run_dir / "netns-tag").read_text() if (run_dir / "netns-tag").exists() else None

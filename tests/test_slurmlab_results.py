@@ -5,7 +5,7 @@ No cluster is started here: the lab's own runs are in tests/test_slurmlab.py.
 """
 import pytest
 
-from course_lib.slurmlab import DRAIN_MODES, HEALTH_CHECK_INTERVAL_S, MODES, NODE_MODES, read_runs, restart_parts, summary
+from course_lib.slurmlab import DRAIN_MODES, HEALTH_CHECK_INTERVAL_S, MODES, NODE_MODES, SPARE_MODES, read_runs, restart_parts, summary
 
 RUNS_HEADER = ("run,mode,setting,slurm_version,slurmd_timeout_s,cred_expire_s,health_check_interval_s,attempts,identical,noticed_s,down_s,requeued_s,"
                "eligible_s,started_s,rendezvous_s,loaded_s,first_step_s,progress_s,detect_s,reschedule_s,reload_s,rewind_s")
@@ -73,6 +73,10 @@ def test_the_committed_runs_are_whole_and_each_requeue_waited_its_settings():
             assert r["down_s"] >= r["slurmd_timeout_s"] * 2 / 3 - 1
             assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
             assert r["reschedule_s"] == pytest.approx(r["rendezvous_s"] - r["detect_s"], abs=0.011)
+        elif r["mode"] in SPARE_MODES:  # no requeue: the spare in the allocation trains again before or after the DOWN
+            assert r["down_s"] >= r["slurmd_timeout_s"] * 2 / 3 - 1 and r["requeued_s"] is None and r["started_s"] is None
+            assert 0 <= r["detect_s"] == r["noticed_s"] < 1.0  # the survivor's torchrun sees the lost peer at once
+            assert r["reschedule_s"] == pytest.approx(r["rendezvous_s"] - r["noticed_s"], abs=0.011)
         else:  # torchrun handles it inside the allocation: Slurm never sees it
             assert r["down_s"] is None and r["requeued_s"] is None and r["started_s"] is None
         if r["mode"] == "hang":  # seen only at the job's 30 s collective timeout (course_lib.slurmlab.lab)

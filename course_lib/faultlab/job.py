@@ -28,7 +28,9 @@ event log shows a spare agent waiting in the rendezvous. Three more failure kind
 (``NODELAB_NODE`` names it; they refuse to run outside a lab namespace):
 ``node_kill`` (every process of the node SIGKILLed at once, mid-step), ``node_kill_in_ckpt``
 (the same, halfway through writing a checkpoint) and ``link_cut`` (the node's link taken
-down mid-step: it stays alive, its peers hang until the collective timeout), and ``gpu_lost`` (the
+down mid-step: it stays alive, its peers hang until the collective timeout), ``slurmd_pause`` (the node's
+slurmd stopped for ``pause_s`` seconds and resumed: the node and the job are healthy, only the scheduler's daemon
+stalls, as on a loaded host; :mod:`course_lib.slurmlab`), and ``gpu_lost`` (the
 node's accelerator falls off the bus mid-step: the worker dies, and every worker started on that node
 afterwards fails at its start, as a process that opens a lost GPU does; the node's health check sees it
 in the file ``$FAULTLAB_HEALTH_DIR/<node>`` the failure writes, the scheduler lab's
@@ -140,6 +142,31 @@ def _cut_my_link() -> None:
     if not os.environ.get("NODELAB_NODE") or not iface:
         raise RuntimeError("link_cut runs only inside a nodes-lab namespace (NODELAB_NODE unset)")
     subprocess.run(["ip", "link", "set", "dev", iface, "down"], check=True, timeout=30)
+
+
+def _pause_my_slurmd(pause_s: float) -> list[int]:
+    """SIGSTOP the slurmd of this process's network namespace (the lab's node) and leave a process that SIGCONTs it
+    ``pause_s`` seconds later, in a session of its own (the job's kill does not reach it): a stalled daemon on a
+    healthy node. Returns the paused pids."""
+    import subprocess
+
+    if not os.environ.get("NODELAB_NODE"):
+        raise RuntimeError("slurmd_pause runs only inside a nodes-lab namespace (NODELAB_NODE unset)")
+    mine = os.readlink(f"/proc/{os.getpid()}/ns/net")
+    pids = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and (p / "comm").read_text().strip() == "slurmd" and os.readlink(p / "ns" / "net") == mine:
+                pids.append(int(p.name))
+        except OSError:
+            continue
+    if not pids:
+        raise RuntimeError("slurmd_pause found no slurmd in this node's namespace")
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    subprocess.Popen(["sh", "-c", f"sleep {float(pause_s)}; kill -CONT {' '.join(map(str, pids))}"], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return pids
 
 
 def _lost_gpu_marker() -> Path | None:
@@ -339,6 +366,9 @@ def main(argv=None) -> int:
                     _lose_my_gpu(step)
                     log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     os.kill(os.getpid(), signal.SIGKILL)
+                elif kind == "slurmd_pause":  # the node stays healthy: the job trains on (what Slurm does next is its own)
+                    pids = _pause_my_slurmd(mine["pause_s"])
+                    log("inject", kind=kind, failure=index, step=step, progress=step - 1, pause_s=mine["pause_s"], paused=pids)
                 elif kind == "link_cut":
                     log("inject", kind=kind, failure=index, step=step, progress=step - 1)
                     _cut_my_link()

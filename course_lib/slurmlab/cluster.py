@@ -106,14 +106,22 @@ TUNED = SlurmSettings(slurmd_timeout_s=6, cred_expire_s=5, sched_interval_s=2, m
 MUNGE_RUN = Path("/run/munge")  # where every munge client looks for munged's socket (munge.socket.2)
 
 
-def _enter(netns: str, munge_dir: Path) -> list[str]:
+def _enter(netns: str, munge_dir: Path, hosts: Path | None = None, hostname: str | None = None) -> list[str]:
     """The prefix that runs a command in namespace ``netns``'s network, with the lab's munge folder mounted
     over /run/munge in a mount namespace of its own (the clients' fixed socket path: nothing changes for
     the machine's own munge, and two labs can run at once). Where the machine has no /run/munge, a private
-    tmpfs over /run holds the mount point (inside that namespace only)."""
+    tmpfs over /run holds the mount point (inside that namespace only).
+
+    ``hosts``: a file mounted over /etc/hosts there (the lab's names: every node's name and address);
+    ``hostname``: the host name inside (a UTS namespace of its own: a node's name, as on a real cluster,
+    where slurmctld finds an srun by its host's name)."""
+    setup = ['[ -d /run/munge ] || { mount -t tmpfs slurmlab /run && mkdir /run/munge; } && mount --bind "$0" /run/munge']
+    if hosts is not None:
+        setup.append(f"mount --bind '{hosts}' /etc/hosts")
+    if hostname is not None:
+        setup.append(f"hostname '{hostname}'")
     return [_which("nsenter") or "nsenter", f"--net=/run/netns/{netns}", "unshare", "--mount", "--propagation", "private",
-            "sh", "-c", '[ -d /run/munge ] || { mount -t tmpfs slurmlab /run && mkdir /run/munge; } && '
-            'mount --bind "$0" /run/munge && exec "$@"', str(munge_dir)]
+            *(["--uts"] if hostname is not None else []), "sh", "-c", " && ".join(setup) + ' && exec "$@"', str(munge_dir)]
 
 
 class SlurmCluster:
@@ -149,6 +157,11 @@ class SlurmCluster:
             self.net.add_node()
         self.names = [f"n{i}" for i in range(self.n_nodes)]
         self.env = lab.env(SLURM_CONF=self.conf)
+        self.net_names = [self.net.netns(i) for i in range(self.n_nodes)]
+        # every node under its own name (its UTS namespace), the names in a hosts file each namespace sees
+        self.hosts = self.dir / "hosts"
+        base = Path("/etc/hosts").read_text() if Path("/etc/hosts").exists() else "127.0.0.1 localhost\n"
+        self.hosts.write_text(base.rstrip("\n") + "\n" + "".join(f"{self.net.addr(i)} {n}\n" for i, n in enumerate(self.names)))
         self._write_configs(health_check, task_prolog)
         self._start_munge()
         self._start_database()
@@ -207,7 +220,8 @@ class SlurmCluster:
         dbd.chmod(0o600)
 
     def _start(self, name: str, cmd: list, where: str | None = None) -> subprocess.Popen:
-        return self.lab.start(name, [*_enter(where or self.net.switch, self.munge_dir), *cmd], env=self.env)
+        node = self.names[self.net_names.index(where)] if where in self.net_names else None
+        return self.lab.start(name, [*_enter(where or self.net.switch, self.munge_dir, self.hosts, node), *cmd], env=self.env)
 
     def _start_munge(self) -> None:
         key = self.dir / "munge.key"
@@ -262,7 +276,7 @@ class SlurmCluster:
         """A client command inside the switch (``SLURM_CONF`` at the cluster's file; ``env``: more variables, which
         ``sbatch`` passes on to the job)."""
         full = dict(self.env, **{k: str(v) for k, v in (env or {}).items()})
-        r = subprocess.run([*_enter(self.net.switch, self.munge_dir), *[str(c) for c in cmd]], capture_output=True, text=True,
+        r = subprocess.run([*_enter(self.net.switch, self.munge_dir, self.hosts), *[str(c) for c in cmd]], capture_output=True, text=True,
                            env=full, timeout=timeout_s)
         if check and r.returncode != 0:
             self.lab.fail(f"{' '.join(map(str, cmd))} exited {r.returncode}: {r.stdout}{r.stderr}")

@@ -34,6 +34,20 @@ Failure modes (:data:`MODES`):
     (``HealthCheckProgram``, :data:`HEALTH_CHECK`, every :data:`HEALTH_CHECK_INTERVAL_S`) drains it; an
     attempt that starts before the drain lands on the broken node again and fails the same way, so sacct
     can show a chain of attempts; the first after the drain runs on the two healthy nodes.
+``spare``
+    ``node_kill`` with a spare already in the allocation: the job asks for three nodes and trains on two
+    (``sbatch --nodes=3 --no-kill``, ``TRAIN_NODES=2``: torchrun's ``--nnodes 2``), so the third node's
+    agent waits in the rendezvous's redundancy list. The node is killed once that spare waits. The
+    survivor's agent notices, restarts its workers and the spare takes the lost node's place in the next
+    round: no requeue, one attempt in sacct. Slurm still sets the lost node DOWN after ``SlurmdTimeout``
+    (``--no-kill`` keeps the allocation, on the nodes left).
+``slurmd_pause``
+    nothing fails: rank 1's node stays healthy and so does the job, but the node's ``slurmd`` stops answering
+    for :data:`PAUSE_S` seconds (SIGSTOP, then SIGCONT: a daemon stalled on a loaded host). Past
+    ``SlurmdTimeout`` slurmctld sets the node DOWN anyway, the job goes NODE_FAIL and is requeued: a whole
+    restart for nothing, the cost of a short timeout. At Slurm's default ``SlurmdTimeout`` the pause passes
+    unseen (one attempt, no phases). The job's steps take :data:`PAUSE_STEP_S` each here, so that it is still
+    training when the DOWN comes.
 
 Phases, in seconds since the failure (the ``inject`` event): ``noticed_s`` (the first torchrun agent that
 noticed), ``down_s`` (the node taken out of service: set DOWN, or DRAIN by its health check; the node event's
@@ -62,7 +76,7 @@ from .cluster import DEFAULTS, TUNED, SlurmCluster, SlurmSettings, slurm_version
 from ..requeue import LOST_NODE_MODES, PHASES, STAGES
 from ..data import sourced
 
-__all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "DRAIN_MODES", "REQUEUED_MODES", "HEALTH_CHECK",
+__all__ = ["COLLECTIVE_TIMEOUT_S", "MODES", "NODE_MODES", "DRAIN_MODES", "REQUEUED_MODES", "SPARE_MODES", "FALSE_DOWN_MODES", "PAUSE_S", "HEALTH_CHECK",
            "HEALTH_CHECK_INTERVAL_S", "SETTINGS", "PHASES", "STAGES", "SlurmLabResult", "run_failure", "SBATCH_SCRIPT", "TASK_PROLOG",
            "SACCT_FORMAT", "EVENTS_COMMAND", "EXPORTS"]
 
@@ -71,7 +85,15 @@ SBATCH_SCRIPT = ROOT / "benchmarks" / "slurm" / "train.sbatch"
 TASK_PROLOG = Path(__file__).resolve().parent / "task_prolog.sh"
 #: The committed exports of the first run of each mode x setting: ``<mode>-<setting>/sacct.txt`` and ``events.txt``.
 EXPORTS = ROOT / "benchmarks" / "results" / "slurmlab"
-MODES = ("worker_crash", "hang", "node_kill", "link_cut", "health_check")
+MODES = ("worker_crash", "hang", "node_kill", "link_cut", "health_check", "spare", "slurmd_pause")
+#: A lost node that a spare in the allocation replaces (no requeue).
+SPARE_MODES = ("spare",)
+#: A healthy node whose slurmd stalls: set DOWN only where the stall outlasts SlurmdTimeout (a false DOWN).
+FALSE_DOWN_MODES = ("slurmd_pause",)
+#: How long the ``slurmd_pause`` stall lasts, s: past the tuned SlurmdTimeout and its ping cycle, far inside the default's.
+PAUSE_S = 15.0
+#: The ``slurmd_pause`` job's compute per step, s: its last six steps outlast the tuned DOWN.
+PAUSE_STEP_S = 3.0
 #: The lost nodes: silent to Slurm, set DOWN after SlurmdTimeout, the job requeued (NODE_FAIL).
 NODE_MODES = LOST_NODE_MODES
 #: A node its health check drains: the job fails by itself and requeues itself; its next attempt avoids the node.
@@ -123,7 +145,9 @@ class SlurmLabResult:
     def stages_s(self) -> dict:
         """The course's four stages (s): detect, reschedule, reload, rewind (see the module doc)."""
         p = self.phases
-        acted = p["down_s"] if self.mode in REQUEUED_MODES else p["noticed_s"]
+        acted = p["down_s"] if self.mode in REQUEUED_MODES or self.attempts > 1 else p["noticed_s"]
+        if acted is None:  # a stall that passed unseen: no restart, no stages
+            return dict.fromkeys(STAGES)
         return {"detect_s": acted, "reschedule_s": p["rendezvous_s"] - acted, "reload_s": p["loaded_s"] - p["rendezvous_s"],
                 "rewind_s": p["progress_s"] - p["loaded_s"]}
 
@@ -145,7 +169,10 @@ def _fmt(v):
 def _job_config(mode: str, steps: int, fail_step: int) -> tuple[NodeLabConfig, dict]:
     """The job (two nodes, one rank each) and its one failure: rank 1 fails in the middle of ``fail_step``."""
     kind = {"worker_crash": "kill", "hang": "hang", "node_kill": "node_kill", "link_cut": "link_cut",
-            "health_check": "gpu_lost"}[mode]
+            "health_check": "gpu_lost", "spare": "node_kill", "slurmd_pause": "slurmd_pause"}[mode]
+    if mode in FALSE_DOWN_MODES:
+        return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S,
+                              step_compute_s=PAUSE_STEP_S), {"kind": kind, "step": fail_step, "rank": 1, "pause_s": PAUSE_S})
     return (NodeLabConfig(nodes=2, steps=steps, ckpt_every=4, collective_timeout_s=COLLECTIVE_TIMEOUT_S),
             {"kind": kind, "step": fail_step, "rank": 1})
 
@@ -196,7 +223,7 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
         shutil.rmtree(persist, ignore_errors=True)
         final = lab.run_dir / "final.pt"
         job = cfg.job_config()
-        job["failures"] = [dict(failure, wait_for_spare=False)]
+        job["failures"] = [dict(failure, wait_for_spare=mode in SPARE_MODES)]
         cfg_path = write_job_config(lab.run_dir, job, {"events": str(lab.events_path), "disk": str(persist),
                                                       "shm": str(lab.run_dir / "unused-shm"), "final": str(final)})
         env = {"TORCHRUN": f"{sys.executable} -m course_lib.faultlab.launch", "FAULTLAB_EVENTS": lab.events_path,
@@ -204,7 +231,11 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
                "TORCH_DISABLE_SHARE_RDZV_TCP_STORE": "1", "MAX_RESTARTS": "3", "LOGLEVEL": "WARNING"}
         if health:
             env["FAULTLAB_HEALTH_DIR"] = health.parent / "health"
-        out = cluster.run(["sbatch", "--parsable", "--nodes=2", f"--output={lab.run_dir}/job-%j.out", SBATCH_SCRIPT,
+        alloc = ["--nodes=2"]
+        if mode in SPARE_MODES:  # one node more than the job trains on, kept when a node fails
+            alloc = [f"--nodes={cfg.nodes + 1}", "--no-kill"]
+            env["TRAIN_NODES"] = str(cfg.nodes)
+        out = cluster.run(["sbatch", "--parsable", *alloc, f"--output={lab.run_dir}/job-%j.out", SBATCH_SCRIPT,
                            JOB_SCRIPT, cfg_path], env=env).stdout
         jobid = out.strip().split(";")[0]
         t_start = time.time()
@@ -217,9 +248,11 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
             return last_poll[1]
 
         done = lab.wait_for("done", what="the job's last step", alive=alive, rank=0)
-        # the job's own row COMPLETED (sacct), then the exports
+        # the job's own row COMPLETED (sacct), then the exports. With a spare, the lost node's job step ends only when
+        # Slurm sets the node DOWN (SlurmdTimeout, often after the training is done), and the batch script waits for it.
+        wait_s = 60 + (settings.slurmd_timeout_s + 2 * settings.message_timeout_s if mode in SPARE_MODES else 0)
         cluster._wait(lambda: "COMPLETED" in cluster.run(["sacct", "-X", "-n", "-j", jobid, "-o", "State"]).stdout,
-                      "sacct to show the job COMPLETED", 60)
+                      "sacct to show the job COMPLETED", wait_s)
         sacct = cluster.run(["sacct", "-D", "--parsable2", "--allusers", "-j", jobid, f"--format={SACCT_FORMAT}"]).stdout
         events_txt = cluster.run(EVENTS_COMMAND).stdout
         wall = time.time() - t_start
@@ -230,10 +263,16 @@ def run_failure(mode: str = "node_kill", setting: str = "tuned", *, steps: int =
             (keep / "sacct.txt").write_text(sacct)
             (keep / "events.txt").write_text(events_txt)
     phases = _phases(mode, ev, sacct, events_txt, jobid)
-    attempts = len([r for r in _sacct_rows(sacct) if r["JobID"] == jobid])
+    attempts = _attempts(sacct, jobid)
     reference = uninterrupted_reference(cfg).final_digest
     return SlurmLabResult(mode, setting, settings, slurm_version(), phases, sacct, events_txt, attempts, done["digest"],
                           reference, wall, ev)
+
+
+def _attempts(sacct: str, jobid: str) -> int:
+    """The job's attempts in a ``sacct -D`` export: its own rows, less the RESIZING rows (a ``--no-kill`` job that lost a
+    node is recorded as a resized job, not started again)."""
+    return len([r for r in _sacct_rows(sacct) if r["JobID"] == jobid and not r["State"].startswith("RESIZING")])
 
 
 def _health_check_wrapper(run_dir: Path) -> Path:
@@ -267,23 +306,27 @@ def _phases(mode: str, events: list, sacct: str, events_txt: str, jobid: str) ->
     p = dict.fromkeys(PHASES)
     p["noticed_s"] = rel(noticed["t"]) if noticed else None
     restart_from = t0
-    if mode in REQUEUED_MODES:
-        rows = [r for r in _sacct_rows(sacct) if r["JobID"] == jobid]
-        failed = rows[0] if len(rows) > 1 and rows[0]["State"].startswith("NODE_FAIL" if mode in NODE_MODES else "REQUEUE") else None
-        nxt = rows[-1] if failed is not None and rows[-1]["State"].startswith("COMPLETED") else None
-        if failed is None or nxt is None:
-            raise LabError(f"sacct shows no requeue of job {jobid}:\n{sacct}")
+    rows = [r for r in _sacct_rows(sacct) if r["JobID"] == jobid]
+    requeued = mode in REQUEUED_MODES or (mode in FALSE_DOWN_MODES and any(r["State"].startswith("NODE_FAIL") for r in rows))
+    if requeued or mode in SPARE_MODES:  # the node taken out of service (for a spare: after the job went on)
         node = inj.get("node")
-        state = "DOWN" if mode in NODE_MODES else "DRAIN"
+        state = "DRAIN" if mode in DRAIN_MODES else "DOWN"
         down = [r for r in _sacct_rows(events_txt) if r.get("NodeName") == node and r.get("State", "").startswith(state)]
         starts = [_parse(r["TimeStart"]) for r in down if _parse(r["TimeStart"]) is not None and _parse(r["TimeStart"]) >= t0 - 1]
         p["down_s"] = rel(min(starts)) if starts else None
+    if requeued:
+        failed = rows[0] if len(rows) > 1 and rows[0]["State"].startswith("REQUEUE" if mode in DRAIN_MODES else "NODE_FAIL") else None
+        nxt = rows[-1] if failed is not None and rows[-1]["State"].startswith("COMPLETED") else None
+        if failed is None or nxt is None:
+            raise LabError(f"sacct shows no requeue of job {jobid}:\n{sacct}")
         p["requeued_s"] = rel(_parse(failed["End"]))
         p["eligible_s"] = rel(_parse(nxt["Eligible"]))
         p["started_s"] = rel(_parse(nxt["Start"]))
         restart_from = _parse(nxt["Start"]) - 1.0  # sacct's second: the job's own events follow it
     elif noticed is not None:
         restart_from = noticed["t"]
+    elif mode in FALSE_DOWN_MODES:  # the stall passed unseen: nothing restarted
+        return p
     p["rendezvous_s"] = rel(_all_ranks(events, "pg_ready", restart_from))
     p["loaded_s"] = rel(_all_ranks(events, "state_loaded", restart_from))
     first = _first(events, "step_done", restart_from, rank=0)

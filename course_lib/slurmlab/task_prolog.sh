@@ -1,7 +1,7 @@
 #!/bin/sh
 # The scheduler lab's TaskProlog (benchmarks/results/slurmlab.md): runs before each task of a job step on its node; each
-# "export NAME=value" line it prints joins the task's environment. Lab-only settings: every lab node
-# shares this machine's host name, so torchrun is told its node's own address (PET_LOCAL_ADDR), whether
+# "export NAME=value" line it prints joins the task's environment. Lab-only settings: the lab's nodes are
+# namespaces of one machine, so torchrun is told its node's own address (PET_LOCAL_ADDR), whether
 # its agent hosts the rendezvous store (the allocation's first node: PET_RDZV_CONF is_host), and gloo
 # which interface to use. A real cluster needs none of this.
 addr=$(ip -4 -o addr show dev "${SLURMLAB_IFACE:-eth0}" | sed -n 's/.* inet \([0-9.]*\)\/.*/\1/p')

@@ -75,7 +75,7 @@ stall_min = None  # survivors' stall per failure with per-step fault tolerance (
 rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # the lab's own knobs (a toy job on this machine, not numbers about the outside world)
 lab_live = True  # run one failure on a real Slurm cluster here (needs root and Debian's Slurm packages)
-lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill, link_cut or health_check
+lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill, link_cut, health_check or spare
 lab_setting = "tuned"  # Slurm's settings for it: "tuned" (about a minute) or "default" (about nine)
 
 # %%
@@ -84,7 +84,8 @@ from course_lib.answer import answer
 from course_lib.data import sourced
 from course_lib.incidents import read_sacct, read_slurm_events, reschedule_times
 from course_lib.notebook import predict
-from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, DRAIN_MODES, EXPORTS, HEALTH_CHECK, MODES, NODE_MODES, SBATCH_SCRIPT, TUNED,
+from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, DRAIN_MODES, EXPORTS, HEALTH_CHECK, MODES, NODE_MODES, SBATCH_SCRIPT,
+                                 SPARE_MODES, TUNED,
                                  read_runs, restart_parts, run_failure, scheduler_share_s, slurm_missing, summary)
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
@@ -161,7 +162,7 @@ for s, p in parts.items():
 # ## 3. The batch script a user submits
 #
 # Nothing in it belongs to the lab: it is the script you would submit on a real cluster with GPUs. The lab's
-# node-specific settings (every lab node shares one host name) come from its TaskProlog, outside the script.
+# node-specific settings (every lab node is a namespace of one machine) come from its TaskProlog, outside the script.
 
 # %%
 print(SBATCH_SCRIPT.read_text())
@@ -212,26 +213,27 @@ print(f"requeues: {resched.count}; End of the failed attempt to Start of the nex
 # node it was. A log of jobs without node events therefore cannot count faults per node (notebook 13's lemons), and
 # the reader says so instead of guessing.
 #
-# ## 6. Five failures through the scheduler's eyes
+# ## 6. Six failures through the scheduler's eyes
 #
-# The lab fails the job five ways: a **worker crash** (rank 1's process killed), a **hang** (rank 1 stops before
-# its all-reduce, alive and silent), a **node killed**, a **link cut** (the node stays up, nothing reaches it) and a
+# The lab fails the job six ways: a **worker crash** (rank 1's process killed), a **hang** (rank 1 stops before
+# its all-reduce, alive and silent), a **node killed**, a **link cut** (the node stays up, nothing reaches it), a
 # **lost GPU** (rank 1's node loses its accelerator: its worker dies, and every worker started there afterwards fails
-# at its start). The cluster runs a health check on every node (`HealthCheckProgram`, below) that drains a node
+# at its start) and a **node killed with a spare in the allocation** (the job asks for three nodes and trains on two,
+# the third node's agent waiting; the second branch of the batch script above). The cluster runs a health check on every node (`HealthCheckProgram`, below) that drains a node
 # whose GPU is gone; Slurm itself runs none unless it is configured.
 #
-# **Predict first:** of the five, in how many does the job leave its allocation (a second attempt in sacct)?
+# **Predict first:** of the six, in how many does the job leave its allocation (a second attempt in sacct)?
 
 # %%
-my_guess = None  # your guess: 0 to 5
-guess = predict("15.seen", my_guess, "of 5")
+my_guess = None  # your guess: 0 to 6
+guess = predict("15.seen", my_guess, "of 6")
 
 # %%
 seen = [m for m in MODES if table[m, "default"].attempts > 1]
 guess.reveal(len(seen))
 print(f"{'failure':13s} {'setting':8s} {'attempts':>8s}  {'who acts':9s} {'detect':>24s} {'reschedule':>22s}")
 for (m, s), x in sorted(table.items(), key=lambda kv: (MODES.index(kv[0][0]), kv[0][1])):
-    who = "Slurm" if m in NODE_MODES else "its check" if m in DRAIN_MODES else "torchrun"
+    who = "Slurm" if m in NODE_MODES else "its check" if m in DRAIN_MODES else "torchrun" if m not in SPARE_MODES else "the spare"
     print(f"{m:13s} {s:8s} {x.attempts:8d}  {who:9s} {x.text('detect_s', '.2f'):>24s} {x.text('reschedule_s', '.2f'):>22s}")
 print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
 
@@ -256,6 +258,22 @@ for s in ("default", "tuned"):
     print(f"{s:8s} health check every {x.health_check_interval_s:g} s: drained {x.text('detect_s')} after the failure; "
           f"{x.attempts} attempts in sacct, {x.attempts - 1} of them on the broken node; training again "
           f"{x.text('reschedule_s')} after the drain")
+
+# %% [markdown]
+# The spare inside the allocation is the way around the scheduler. `sbatch --no-kill` keeps the job when one of its
+# nodes fails (Slurm records it as resized, not requeued), and torchrun's rendezvous keeps the agent beyond
+# `--nnodes` waiting (its redundancy list). When the node dies, the survivor's agent notices at once and restarts its
+# workers; the spare joins the next round once the lost agent's heartbeat has expired (torch's rendezvous declares a
+# node dead after `keep_alive_interval` x `keep_alive_max_attempt`, 5 s x 3 by default, both `--rdzv-conf` options).
+# Slurm's settings do not enter: the node is set DOWN `SlurmdTimeout` after the failure, long after the job trains
+# again at the defaults.
+
+# %%
+for s in ("default", "tuned"):
+    x = table["spare", s]
+    print(f"{s:8s} a spare in the allocation: noticed {x.text('noticed_s', '.2f')} after the failure, training again "
+          f"{x.text('reschedule_s')} after that; {x.attempts} attempt in sacct; the node set DOWN {x.text('down_s')} "
+          f"after the failure")
 
 # %% [markdown]
 # ## 7. Into the floor: where the spare's verdict moves
@@ -363,8 +381,8 @@ print("rank correlation with the loss after the levers: " + ", ".join(f"{k} {ful
 # nothing. `cred_expire` is also the lifetime of a job step's credential, which slurm.conf(5) says "must be
 # sufficiently long enough to load user environment, run prolog, deal with the slurmd getting paged out of memory".
 # Count the false DOWNs under your fleet's load (the node events say when and why) before tightening either. The
-# way around the requeue altogether is a spare already inside the allocation (torchrun's elastic `--nnodes MIN:MAX`),
-# which notebook 11 measures on its namespaced nodes.
+# way around the requeue altogether is the spare already inside the allocation (section 6): its GPUs wait idle,
+# which is the cost notebook 03's spare verdict charges.
 #
 # **Try it**
 # - Set `lab_mode = "hang"` and run the live cell: how many attempts does sacct show, and when did anyone act?
@@ -386,6 +404,8 @@ for s, p in parts.items():
 _ = ledger.record(nb, "slurm_drain_default_detect_s", f"a lost GPU: failure to its node's DRAIN, a health check every "
                   f"{table['health_check', 'default'].health_check_interval_s / 60:g} min (lab)",
                   table["health_check", "default"].median["detect_s"], "s", ".0f")
+_ = ledger.record(nb, "slurm_spare_reschedule_s", "a lost node with a spare in the allocation: torchrun's notice to "
+                  "training again, Slurm's defaults (lab)", table["spare", "default"].median["reschedule_s"], "s", ".0f")
 _ = ledger.record(nb, "slurm_hang_detect_s", f"a hang: failure to torchrun's notice at the {COLLECTIVE_TIMEOUT_S:g} s collective timeout (lab)",
                   table["hang", "default"].median["detect_s"], "s", ".1f")
 print(ledger.table([e for e in ledger.entries() if e.notebook == nb]))
@@ -403,7 +423,9 @@ print(
     f"is a dead host to it; a lost GPU leaves the allocation only once its node's health check drains it "
     f"({table['health_check', 'default'].median['detect_s'] / 60:.1f} min with a check every "
     f"{table['health_check', 'default'].health_check_interval_s / 60:g} min, "
-    f"{table['health_check', 'default'].attempts} attempts in sacct). Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
+    f"{table['health_check', 'default'].attempts} attempts in sacct). A spare inside the allocation skips Slurm: "
+    f"training again {table['spare', 'default'].median['reschedule_s']:.0f} s after torchrun's notice, at any setting. "
+    f"Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
     f"spare pays once that start-up exceeds {budget['default']:.2f} min at Slurm's defaults or {budget['tuned']:.2f} min tuned."
 )
 
