@@ -84,6 +84,19 @@ def test_only_the_node_failures_reach_the_scheduler():
         assert any(ln.split()[:5] == ["spare", setting, "1", "the", "spare"] for ln in out.splitlines())
 
 
+def test_a_stalled_slurmd_restarts_the_job_only_at_the_tuned_timeout():
+    """By hand from the raw rows: at the tuned SlurmdTimeout the stall's DOWN and the reschedule after it, as the
+    notebook prints them; at the default one attempt and no DOWN."""
+    out = _outputs()
+    t = _rows("slurmd_pause", "tuned")
+    (n,) = {int(r["attempts"]) for r in t}
+    down, resched = _middle(float(r["down_s"]) for r in t), _middle(float(r["reschedule_s"]) for r in t)
+    assert n == 2 and f"slurmd set it DOWN {down:.1f} s" in out and f"({n} attempts) and trained again {resched:.1f} s" in out
+    d = _rows("slurmd_pause", "default")
+    assert {int(r["attempts"]) for r in d} == {1} and all(r["down_s"] == "" for r in d)
+    assert "passed unseen (1 attempt, no DOWN)" in out
+
+
 def test_a_spare_in_the_allocation_trains_again_before_slurm_sets_the_node_down():
     """By hand from the raw rows: the spare's notice, its reschedule and the DOWN, as the notebook prints them; at
     Slurm's defaults the job trains again minutes before the node is set DOWN."""

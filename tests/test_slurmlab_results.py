@@ -5,7 +5,7 @@ No cluster is started here: the lab's own runs are in tests/test_slurmlab.py.
 """
 import pytest
 
-from course_lib.slurmlab import DRAIN_MODES, HEALTH_CHECK_INTERVAL_S, MODES, NODE_MODES, SPARE_MODES, read_runs, restart_parts, summary
+from course_lib.slurmlab import DRAIN_MODES, FALSE_DOWN_MODES, HEALTH_CHECK_INTERVAL_S, MODES, NODE_MODES, PAUSE_S, SPARE_MODES, read_runs, restart_parts, summary
 
 RUNS_HEADER = ("run,mode,setting,slurm_version,slurmd_timeout_s,cred_expire_s,health_check_interval_s,attempts,identical,noticed_s,down_s,requeued_s,"
                "eligible_s,started_s,rendezvous_s,loaded_s,first_step_s,progress_s,detect_s,reschedule_s,reload_s,rewind_s")
@@ -67,6 +67,14 @@ def test_the_committed_runs_are_whole_and_each_requeue_waited_its_settings():
             assert r["health_check_interval_s"] == interval and r["attempts"] >= 2
             assert -1.0 <= r["down_s"] <= 2 * interval + 1.0 and r["started_s"] >= r["down_s"] - 1.0
             assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
+            continue
+        if r["mode"] in FALSE_DOWN_MODES:  # a healthy node's slurmd stalled PAUSE_S: DOWN (and a requeue) only past SlurmdTimeout
+            if PAUSE_S > r["slurmd_timeout_s"]:
+                assert r["attempts"] == 2 and r["noticed_s"] is None
+                assert r["slurmd_timeout_s"] * 2 / 3 - 1 <= r["down_s"] <= PAUSE_S + 1
+                assert r["eligible_s"] - r["requeued_s"] >= r["cred_expire_s"] - 1
+            else:
+                assert r["attempts"] == 1 and all(r[k] is None for k in ("noticed_s", "down_s", "rendezvous_s", "detect_s"))
             continue
         assert r["health_check_interval_s"] == 0 and r["attempts"] == (2 if r["mode"] in NODE_MODES else 1)
         if r["mode"] in NODE_MODES:  # slurm.conf(5): DOWN after SlurmdTimeout (pinged every third of it), start after cred_expire

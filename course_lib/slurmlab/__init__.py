@@ -15,8 +15,8 @@ from .cluster import (DEFAULTS, INSTALL, PACKAGES, TUNED, SlurmCluster, SlurmSet
                       slurm_version)
 from ..requeue import Parts, Summary, read_runs, restart_parts, scheduler_share_s, summary
 from .lab import (COLLECTIVE_TIMEOUT_S, DRAIN_MODES, EVENTS_COMMAND, EXPORTS, HEALTH_CHECK, HEALTH_CHECK_INTERVAL_S, MODES, NODE_MODES,
-                  REQUEUED_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, SPARE_MODES, STAGES, SlurmLabResult, run_failure)
+                  REQUEUED_MODES, PHASES, SACCT_FORMAT, SBATCH_SCRIPT, SETTINGS, SPARE_MODES, STAGES, FALSE_DOWN_MODES, PAUSE_S, SlurmLabResult, run_failure)
 
 __all__ = ["COLLECTIVE_TIMEOUT_S", "DEFAULTS", "DRAIN_MODES", "HEALTH_CHECK", "HEALTH_CHECK_INTERVAL_S", "REQUEUED_MODES", "EVENTS_COMMAND", "EXPORTS", "INSTALL", "MODES", "PACKAGES", "PHASES", "SACCT_FORMAT", "SBATCH_SCRIPT", "SETTINGS",
-           "SPARE_MODES", "STAGES", "TUNED", "Parts", "restart_parts", "NODE_MODES", "SlurmCluster", "SlurmLabResult", "SlurmSettings", "SlurmUnavailable", "Summary", "read_runs",
+           "SPARE_MODES", "STAGES", "FALSE_DOWN_MODES", "PAUSE_S", "TUNED", "Parts", "restart_parts", "NODE_MODES", "SlurmCluster", "SlurmLabResult", "SlurmSettings", "SlurmUnavailable", "Summary", "read_runs",
            "run_failure", "scheduler_share_s", "slurm_missing", "slurm_version", "summary"]

@@ -75,7 +75,7 @@ stall_min = None  # survivors' stall per failure with per-step fault tolerance (
 rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 10)
 # the lab's own knobs (a toy job on this machine, not numbers about the outside world)
 lab_live = True  # run one failure on a real Slurm cluster here (needs root and Debian's Slurm packages)
-lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill, link_cut, health_check or spare
+lab_mode = "node_kill"  # the live run's failure: worker_crash, hang, node_kill, link_cut, health_check, spare or slurmd_pause
 lab_setting = "tuned"  # Slurm's settings for it: "tuned" (about a minute) or "default" (about nine)
 
 # %%
@@ -84,8 +84,8 @@ from course_lib.answer import answer
 from course_lib.data import sourced
 from course_lib.incidents import read_sacct, read_slurm_events, reschedule_times
 from course_lib.notebook import predict
-from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, DRAIN_MODES, EXPORTS, HEALTH_CHECK, MODES, NODE_MODES, SBATCH_SCRIPT,
-                                 SPARE_MODES, TUNED,
+from course_lib.slurmlab import (COLLECTIVE_TIMEOUT_S, DEFAULTS, DRAIN_MODES, EXPORTS, FALSE_DOWN_MODES, HEALTH_CHECK, MODES, NODE_MODES, PAUSE_S,
+                                 SBATCH_SCRIPT, SPARE_MODES, TUNED,
                                  read_runs, restart_parts, run_failure, scheduler_share_s, slurm_missing, summary)
 
 scenario = Scenario.from_namespace(globals())  # the parameters above
@@ -229,10 +229,11 @@ my_guess = None  # your guess: 0 to 6
 guess = predict("15.seen", my_guess, "of 6")
 
 # %%
-seen = [m for m in MODES if table[m, "default"].attempts > 1]
+failures = [m for m in MODES if m not in FALSE_DOWN_MODES]  # a stalled slurmd (section 8) is no failure
+seen = [m for m in failures if table[m, "default"].attempts > 1]
 guess.reveal(len(seen))
 print(f"{'failure':13s} {'setting':8s} {'attempts':>8s}  {'who acts':9s} {'detect':>24s} {'reschedule':>22s}")
-for (m, s), x in sorted(table.items(), key=lambda kv: (MODES.index(kv[0][0]), kv[0][1])):
+for (m, s), x in sorted(((k, v) for k, v in table.items() if k[0] in failures), key=lambda kv: (MODES.index(kv[0][0]), kv[0][1])):
     who = "Slurm" if m in NODE_MODES else "its check" if m in DRAIN_MODES else "torchrun" if m not in SPARE_MODES else "the spare"
     print(f"{m:13s} {s:8s} {x.attempts:8d}  {who:9s} {x.text('detect_s', '.2f'):>24s} {x.text('reschedule_s', '.2f'):>22s}")
 print(f"this job's collective timeout: {COLLECTIVE_TIMEOUT_S:g} s")
@@ -375,10 +376,25 @@ print("rank correlation with the loss after the levers: " + ", ".join(f"{k} {ful
 #
 # ## 8. What tuning costs
 #
-# The tuned settings are the smallest this lab runs with on an idle machine, not a recommendation, and this lab does
-# not measure their cost. A `SlurmdTimeout` of seconds sets a node DOWN whenever its `slurmd` misses pings that long
-# (a loaded host, a paused daemon, a network blip), and every false DOWN requeues the whole job: a restart for
-# nothing. `cred_expire` is also the lifetime of a job step's credential, which slurm.conf(5) says "must be
+# The tuned settings are the smallest this lab runs with on an idle machine, not a recommendation. A `SlurmdTimeout`
+# of seconds sets a node DOWN whenever its `slurmd` misses pings that long (a loaded host, a paused daemon, a network
+# blip), and every false DOWN requeues the whole job: a restart for nothing. The lab measures one: nothing fails, but
+# rank 1's node's `slurmd` stops answering for a while (SIGSTOP, then SIGCONT) while the job trains on.
+
+# %%
+for s in ("default", "tuned"):
+    x = table["slurmd_pause", s]
+    if x.attempts > 1:
+        print(f"{s:8s} SlurmdTimeout {x.slurmd_timeout_s:g} s: a {PAUSE_S:g} s stall of a healthy node's slurmd set it DOWN "
+              f"{x.text('down_s')} into the stall; the job was requeued ({x.attempts} attempts) and trained again "
+              f"{x.text('reschedule_s')} after the DOWN: a restart for nothing")
+    else:
+        print(f"{s:8s} SlurmdTimeout {x.slurmd_timeout_s:g} s: the same {PAUSE_S:g} s stall passed unseen "
+              f"({x.attempts} attempt, no DOWN)")
+
+# %% [markdown]
+# So a short `SlurmdTimeout` trades the minutes a dead host costs for a restart whenever a healthy host stalls
+# longer than it. `cred_expire` is also the lifetime of a job step's credential, which slurm.conf(5) says "must be
 # sufficiently long enough to load user environment, run prolog, deal with the slurmd getting paged out of memory".
 # Count the false DOWNs under your fleet's load (the node events say when and why) before tightening either. The
 # way around the requeue altogether is the spare already inside the allocation (section 6): its GPUs wait idle,
@@ -387,6 +403,7 @@ print("rank correlation with the loss after the levers: " + ", ".join(f"{k} {ful
 # **Try it**
 # - Set `lab_mode = "hang"` and run the live cell: how many attempts does sacct show, and when did anyone act?
 # - Set `lab_mode = "health_check"`: which attempts in sacct ran on the broken node, and what did the node event say?
+# - Set `lab_mode = "slurmd_pause"` and run it at both settings: at which one does the job restart, and why?
 # - Set `lab_setting = "default"` (about nine minutes) and compare the live phases with the committed medians.
 # - Set `n_gpus = 16384` in the parameters cell: does the spare's break-even, and with it the start-up budget, move?
 #
@@ -406,6 +423,9 @@ _ = ledger.record(nb, "slurm_drain_default_detect_s", f"a lost GPU: failure to i
                   table["health_check", "default"].median["detect_s"], "s", ".0f")
 _ = ledger.record(nb, "slurm_spare_reschedule_s", "a lost node with a spare in the allocation: torchrun's notice to "
                   "training again, Slurm's defaults (lab)", table["spare", "default"].median["reschedule_s"], "s", ".0f")
+_ = ledger.record(nb, "slurm_false_down_tuned_s", f"a {PAUSE_S:g} s stall of a healthy node's slurmd at the tuned "
+                  "SlurmdTimeout: the stall to training again after the requeue (lab)",
+                  table["slurmd_pause", "tuned"].median["rendezvous_s"], "s", ".0f")
 _ = ledger.record(nb, "slurm_hang_detect_s", f"a hang: failure to torchrun's notice at the {COLLECTIVE_TIMEOUT_S:g} s collective timeout (lab)",
                   table["hang", "default"].median["detect_s"], "s", ".1f")
 print(ledger.table([e for e in ledger.entries() if e.notebook == nb]))
@@ -425,6 +445,8 @@ print(
     f"{table['health_check', 'default'].health_check_interval_s / 60:g} min, "
     f"{table['health_check', 'default'].attempts} attempts in sacct). A spare inside the allocation skips Slurm: "
     f"training again {table['spare', 'default'].median['reschedule_s']:.0f} s after torchrun's notice, at any setting. "
+    f"Tuning has a price: a {PAUSE_S:g} s stall of a healthy node's slurmd restarts the job at the tuned SlurmdTimeout "
+    f"({table['slurmd_pause', 'tuned'].median['rendezvous_s']:.0f} s lost) and passes unseen at the default. "
     f"Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
     f"spare pays once that start-up exceeds {budget['default']:.2f} min at Slurm's defaults or {budget['tuned']:.2f} min tuned."
 )
