@@ -8,8 +8,8 @@
 # [notebook 08](08-the-floor.ipynb) rests on it. Large training runs are scheduled by Slurm, and Slurm's own
 # settings set much of that stage. Here we run a real Slurm cluster on this machine (munge, MariaDB, slurmdbd,
 # slurmctld and three slurmd nodes, each in its own network namespace), submit the course's training job with
-# the batch script a user submits, fail it five ways, and read every phase from timestamps: the job's own
-# events and Slurm's accounting.
+# the batch script a user submits, fail it six ways (one with a spare already in the allocation), stall a healthy
+# node's daemon once, and read every phase from timestamps: the job's own events and Slurm's accounting.
 #
 # **Learning objectives**
 # - Say what a lost node costs at Slurm's defaults and which two settings set it (`SlurmdTimeout`, `cred_expire`), from a measurement.
