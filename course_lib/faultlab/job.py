@@ -118,20 +118,31 @@ def _drop_page_cache(path) -> None:
         pass
 
 
+def _my_node_pids(comm: str | None = None) -> list[int]:
+    """The other processes in this process's network namespace (the lab's node); ``comm``: only those of that name."""
+    me = os.getpid()
+    mine = os.readlink(f"/proc/{me}/ns/net")
+    pids = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and int(p.name) != me:
+            try:
+                if os.readlink(p / "ns" / "net") == mine and (comm is None or (p / "comm").read_text().strip() == comm):
+                    pids.append(int(p.name))
+            except OSError:
+                continue
+    return pids
+
+
 def _kill_my_node() -> None:
     """SIGKILL every process in this process's network namespace (the lab's node), self last."""
     if not os.environ.get("NODELAB_NODE"):
         raise RuntimeError("node failures run only inside a nodes-lab namespace (NODELAB_NODE unset)")
-    me = os.getpid()
-    mine = os.readlink(f"/proc/{me}/ns/net")
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit() and int(p.name) != me:
-            try:
-                if os.readlink(f"/proc/{p.name}/ns/net") == mine:
-                    os.kill(int(p.name), signal.SIGKILL)
-            except OSError:
-                continue
-    os.kill(me, signal.SIGKILL)
+    for pid in _my_node_pids():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _cut_my_link() -> None:
@@ -152,14 +163,7 @@ def _pause_my_slurmd(pause_s: float) -> list[int]:
 
     if not os.environ.get("NODELAB_NODE"):
         raise RuntimeError("slurmd_pause runs only inside a nodes-lab namespace (NODELAB_NODE unset)")
-    mine = os.readlink(f"/proc/{os.getpid()}/ns/net")
-    pids = []
-    for p in Path("/proc").iterdir():
-        try:
-            if p.name.isdigit() and (p / "comm").read_text().strip() == "slurmd" and os.readlink(p / "ns" / "net") == mine:
-                pids.append(int(p.name))
-        except OSError:
-            continue
+    pids = _my_node_pids("slurmd")
     if not pids:
         raise RuntimeError("slurmd_pause found no slurmd in this node's namespace")
     for pid in pids:

@@ -446,7 +446,7 @@ print(
     f"{table['health_check', 'default'].attempts} attempts in sacct). A spare inside the allocation skips Slurm: "
     f"training again {table['spare', 'default'].median['reschedule_s']:.0f} s after torchrun's notice, at any setting. "
     f"Tuning has a price: a {PAUSE_S:g} s stall of a healthy node's slurmd restarts the job at the tuned SlurmdTimeout "
-    f"({table['slurmd_pause', 'tuned'].median['rendezvous_s']:.0f} s lost) and passes unseen at the default. "
+    f"(training again {table['slurmd_pause', 'tuned'].median['rendezvous_s']:.0f} s after the stall began) and passes unseen at the default. "
     f"Without a spare a fleet's reschedule is the scheduler's share plus its own start-up, so the "
     f"spare pays once that start-up exceeds {budget['default']:.2f} min at Slurm's defaults or {budget['tuned']:.2f} min tuned."
 )
