@@ -112,7 +112,7 @@ def reference_run(config: LabConfig = LabConfig(), *, run_dir: str | os.PathLike
     from ..labkit import temporary_run_dir
     from ..labkit.toy import state_digest
 
-    t0 = time.time()
+    t0 = time.monotonic()  # a duration: the wall clock can be stepped (NTP); events keep wall time
     state, events = reference_state(config)
     run_dir = temporary_run_dir("faultlab-ref") if run_dir is None else Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -120,6 +120,6 @@ def reference_run(config: LabConfig = LabConfig(), *, run_dir: str | os.PathLike
     digest = state_digest(state)
     events.append({"t": time.time(), "ev": "done", "rank": 0, "gen": 0, "pid": os.getpid(), "step": state["step"],
                    "applied": state["applied"], "digest": digest})
-    return RestartResult(config=config.replace(failures=()), events=events, run_dir=run_dir, wall_s=time.time() - t0,
+    return RestartResult(config=config.replace(failures=()), events=events, run_dir=run_dir, wall_s=time.monotonic() - t0,
                          restarts=[], final_digest=digest, final_path=Path(final_path), applied=state["applied"],
                          returncode=0)

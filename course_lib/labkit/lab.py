@@ -93,7 +93,7 @@ class Lab:
         self._files: list = []
         self._callbacks: list = []
         self._closed = False
-        self._t0 = time.time()
+        self._t0 = time.monotonic()  # a duration: the wall clock can be stepped (NTP)
         self.deadline = time.monotonic() + self.timeout_s
 
     # ----- the run's life -----
@@ -106,7 +106,7 @@ class Lab:
         self.close()
 
     def elapsed_s(self) -> float:
-        return time.time() - self._t0
+        return time.monotonic() - self._t0
 
     def remaining_s(self) -> float:
         return self.deadline - time.monotonic()
