@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 
 from . import floor as fl
@@ -34,7 +35,7 @@ from . import uncertainty as un
 from .scenario import Scenario
 from .units import MINUTES_PER_DAY
 
-__all__ = ["Answer", "AnswerRow", "SpareVerdict", "answer", "ReportedEttr", "reported_ettr", "REPORTED_RUNS"]
+__all__ = ["Answer", "AnswerRow", "SpareVerdict", "answer", "spoken_answer", "TOOLS", "ReportedEttr", "reported_ettr", "REPORTED_RUNS"]
 
 
 @dataclass(frozen=True)
@@ -259,6 +260,7 @@ class Answer:
     def as_dict(self) -> dict:
         """JSON-ready: {key: {label, value, unit}} plus ``text``."""
         out = {r.key: {"label": r.label, "value": r.value, "unit": r.unit} for r in self.rows()}
+        out["spoken"] = self.spoken
         out["text"] = self.text
         return out
 
@@ -317,8 +319,19 @@ class Answer:
                 f"{g.floor_minutes_per_day:.2f} min a day" + cap)
 
     @property
+    def spoken(self) -> str:
+        """The 2-minute answer, as a candidate says it (:func:`spoken_answer`): printed first on every face."""
+        return spoken_answer(self)
+
+    @property
     def text(self) -> str:
-        """The 2-minute answer, one paragraph generated from the numbers (the one source of every printed answer)."""
+        """The written answer (:attr:`written`); the JSON's ``text``."""
+        return self.written
+
+    @property
+    def written(self) -> str:
+        """The written answer, one paragraph generated from the numbers, with every stage, lever and term (the 2-minute
+        answer, :attr:`spoken`, says a dozen of them)."""
         s, b, f = self.scenario, self.baseline, self.after
         st = b.stages
         m = s.modes
@@ -367,6 +380,107 @@ class Answer:
             f"{self.ft_floor_minutes_per_day:.2f} min a day). Below about 1 % of the day the next engineering minute goes to "
             "what the restart model leaves out: stragglers and slow steps."
         )
+
+
+
+#: The ready-made tool that does each lever, as the spoken answer names it: (words, verb, citation keys). The verb
+#: agrees with the words ("saves" / "save"); the keys are SOURCES.md's, cited where the answer sheet lists the tools.
+TOOLS = {
+    "in-memory checkpoint": ("an in-memory checkpoint {every}, with NVRx's local checkpointing",
+                             "saves", ("nvrx-local-ckpt",)),
+    "heartbeat detection": ("heartbeats and a tuned hang timeout, with NVRx's fault-tolerance launcher", "save",
+                            ("nvrx-docs",)),
+    "reload from memory": ("reloading from host memory{peer}", "saves", ("nvrx-local-ckpt",)),
+    "hot-spare restart": ("a hot spare, with NVRx's in-job restart", "saves", ("nvrx-source",)),
+}
+#: Per-step fault tolerance, the lever on the GPUs stopped per failure (notebook 10).
+PER_STEP_TOOL = ("torchft", ("torchft-readme",))
+
+#: A number as the spoken answer writes it (digits, thousands separators, decimals), and how many it may hold.
+NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
+MAX_SPOKEN_NUMERALS = 15
+
+#: The stage names as spoken.
+STAGE_WORDS = {"detect": "detection", "reschedule": "rescheduling", "reload": "reload", "rewind": "rewound work"}
+
+
+def _as_given(x: float) -> str:
+    """A number of the question as given (2, 15), else correctly rounded to two significant figures."""
+    return f"{round(x):,d}" if round(x) != 0 and abs(x - round(x)) < 1e-9 else prose.sig(x)
+
+
+def spoken_answer(a: "Answer") -> str:
+    """The 2-minute answer: four moves, first person, at most about a dozen numbers at two significant figures.
+
+    1. what the loss is (the question's failures a day x minutes per restart, as a share of the day);
+    2. the four stages of a restart, largest first, labelled as the course's assumed split until measured;
+    3. the levers, largest saving first, each with the ready-made tool that does it (:data:`TOOLS`), the spare's
+       verdict without its arithmetic, and what is left;
+    4. the floor as one number with its range over the assumed inputs, what dominates the range, and what moves it.
+    Every number is read off the answer's own records (:class:`Answer`); the written answer (:attr:`Answer.written`)
+    carries the rest. tests/test_spoken.py counts its words and numbers and checks both orders.
+    """
+    s, b, f = a.scenario, a.baseline, a.after
+    st = b.stages
+    sig = prose.sig
+    pct = lambda x: sig(100 * x) + " %"  # noqa: E731
+    fpd, per = _as_given(a.failures_per_day), _as_given(st.total)
+    if not b.makes_progress:
+        first = (f"{fpd} failures a day at {per} minutes each means a failure every {sig(b.mtbf_min)} minutes, sooner than "
+                 "one restart ends: the job never trains.")
+    else:
+        first = f"{fpd} failures a day at {per} minutes each is {pct(a.baseline_restart_fraction)} of the day."
+    stages = sorted(st.as_dict().items(), key=lambda kv: -kv[1])
+    m = s.modes
+    hang_part = m.share("hang") * s.detect_by_mode["hang"] / st.detect if st.detect > 0 else 0.0
+    said = []
+    for i, (name, minutes) in enumerate(stages):
+        words = f"{STAGE_WORDS[name]} {sig(minutes)}" + (" minutes" if i == 0 else "")
+        if name == "detect" and hang_part > 0.5:
+            words += ", mostly hangs waiting out NCCL's untuned timeout"
+        if name == "reschedule" and "reschedule_min" not in s.given:
+            words += ", the remainder"
+        said.append(words)
+    second = ("I would measure each stage from the logs first; until then I assume the course's split, largest first: "
+              + "; ".join(said[:-1]) + "; and " + said[-1] + ".")
+    v = a.spare
+    spare = (" A dedicated hot spare would cost more in idle GPUs than it saves, so I would pool spares across jobs."
+             if v is not None and not v.pulled and not v.pooled and v.net < 0 else "")
+    near_floor = f.makes_progress and f.loss_fraction - f.floor_fraction < 0.1 * f.loss_fraction
+    left = (" That leaves little more than the floor." if near_floor else
+            f" That leaves {pct(f.loss_fraction)} of the day, checkpoint writes included." if f.makes_progress else
+            " The job still never trains.")
+
+    def levers(interval: bool) -> str:
+        if not a.steps:
+            return "No lever brings a restart under the time between failures."
+        parts = []
+        for i, step in enumerate(sorted(a.steps, key=lambda x: -x.saved_minutes_per_day)):
+            words, verb, _ = TOOLS[step.lever.name]
+            every = f"every {sig(a.interval_after_min)} minutes" if interval else "at its optimal interval"
+            words = words.format(every=every, peer=", a peer's copy when a host dies" if m.peer_copy else "")
+            parts.append(f"{words}, {verb} {sig(step.saved_minutes_per_day)}" + (" minutes a day" if i == 0 else ""))
+        return "The levers, largest saving first: " + "; then ".join(parts) + "."
+
+    tool = PER_STEP_TOOL[0]
+    terms = a.floor_terms
+    if f.floor_fraction >= 1.0:
+        fourth = "The floor is the whole day: no checkpoint helps."
+    else:
+        fourth = f"The floor is {pct(f.floor_fraction)} of the day"
+        if a.spread is not None:
+            r = a.spread
+            fourth += (f", between {sig(100 * r.floor.low)} and {pct(r.floor.high)} over the assumed inputs' ranges, most "
+                       f"of all {un.SPOKEN.get(r.dominant, r.dominant)}, which I would measure next")
+        fourth += "."
+        if terms and terms[0].minutes_per_day > 0.5 * f.floor_minutes_per_day:
+            fourth += " Most of it is detecting, restarting and reloading after every failure, which no checkpoint removes."
+    fourth += (" Only fewer failures, a faster detection and restart, or stopping fewer GPUs per failure, with "
+               f"{tool}'s per-step fault tolerance, move it.")
+    text = " ".join((first, second, levers(True) + spare + left, fourth))
+    if len(NUMERAL.findall(text)) > MAX_SPOKEN_NUMERALS:  # four levers and a gap to the floor: the interval goes unsaid
+        text = " ".join((first, second, levers(False) + spare + left, fourth))
+    return text
 
 
 def _spare_verdict(s: Scenario, baseline: rs.RestartBudget, steps, left_out, levers) -> SpareVerdict | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["added", "times", "sum_line"]
+__all__ = ["added", "times", "sum_line", "sig"]
 
 
 def _round(x: float, d: int) -> float:
@@ -71,3 +71,22 @@ def sum_line(values, total: float | None = None, digits: int = 2) -> str:
     """``a + b + c = total`` with :func:`added`'s precision."""
     terms, t = added(values, total, digits)
     return " + ".join(terms) + f" = {t}"
+
+
+def sig(x: float, digits: int = 2) -> str:
+    """``x`` correctly rounded to ``digits`` significant figures, in plain notation (the spoken answer's numbers).
+
+    Trailing zeros that are significant stay (0.30, 2.0), thousands get separators (1,400), and nothing is
+    written as an exponent: 11.64 -> "12", 0.656 -> "0.66", 1,440 -> "1,400", 0.000123 -> "0.00012".
+    digits: at least 1 (ValueError naming ``digits``).
+    """
+    if not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits must be an integer >= 1 (got {digits!r})")
+    x = float(x)
+    if not math.isfinite(x):
+        raise ValueError(f"x must be finite (got {x!r})")
+    if x == 0.0:
+        return "0"
+    rounded = float(f"{x:.{digits - 1}e}")  # the correct rounding of the float, exponent and all
+    exponent = math.floor(math.log10(abs(rounded)))
+    return f"{rounded:,.{max(digits - 1 - exponent, 0)}f}"
