@@ -10,8 +10,8 @@ vocabulary (:data:`course_lib.scenario.PARAMETERS`): ``--n-gpus``, ``--sdc-laten
 ``--hang-share``, ``--peer-copy/--no-peer-copy``..., each in the input's own unit (minutes for
 ``*_min``), with the short names of before as aliases (``--gpus``, ``--rate``, ``--detect``,
 ``--reschedule``, ``--reload``, ``--interval``, ``--write-cost``, ``--state-gb``, ``--hang-timeout``,
-``--safety-factor``, ``--sdc-latency``). It prints the answer table and the 2-minute answer (or JSON
-with --json), all computed by :func:`course_lib.answer.answer` (notebook 09 explains every line). A
+``--safety-factor``, ``--sdc-latency``). It prints the 2-minute answer first (what a candidate says), then the answer
+table and the written answer (or JSON with --json), all computed by :func:`course_lib.answer.answer` (notebook 09 explains every line). A
 bad value ends with a one-line error naming the flag and exit status 2; an extreme value that pushes
 a number to its limit gets one plain sentence, never a Python warning.
 """
@@ -181,7 +181,8 @@ def main(argv=None) -> int:
         else:
             try:
                 result = answer(scenario_from_args(ns))
-                out = result.to_json() if ns.json else result.table() + "\n\n" + result.text
+                out = (result.to_json() if ns.json else
+                       "\n\n".join((result.spoken, result.table(), "The written answer: " + result.written)))
             except ValueError as exc:
                 print(f"{prog}: error: {_flag_message(exc)}", file=sys.stderr)
                 return 2

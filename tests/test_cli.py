@@ -24,6 +24,7 @@ def test_no_flags_answers_the_course_question(capsys):
     for row in a.rows():
         assert row.label in out and row.formatted() in out
     assert a.text in out
+    assert out.index(a.spoken) == 0 < out.index("GPUs in the job") < out.index("The written answer: " + a.written)
 
 
 def test_flags_and_json(capsys):
@@ -138,13 +139,14 @@ def _cli_into_a_pipe(monkeypatch, read_first: bool):
 
 def test_piped_into_head_ends_quietly(monkeypatch):
     """`course-budget | head -2` and `course-budget | true`, in-process with a real pipe: no BrokenPipeError traceback,
-    exit 0 when the reader stays (the table's first two lines are what head shows), 141 (128 + SIGPIPE) when it left
+    exit 0 when the reader stays (the 2-minute answer and the table's first lines are what head shows), 141 (128 + SIGPIPE) when it left
     first, and nothing on stderr."""
     code, text, err = _cli_into_a_pipe(monkeypatch, read_first=True)
     assert code == 0 and err == "" and text.endswith("\nwritten after cli returned\n")  # an open pipe keeps everything
-    head = text.splitlines()[:2]
-    assert head[0].startswith("GPUs in the job") and head[0].endswith("4,096  GPUs")
-    assert head[1].startswith("failure rate per GPU") and head[1].endswith("per GPU-day")
+    head = text.splitlines()[:4]  # the 2-minute answer first (one line), then the table
+    assert head[0].startswith("2 failures a day at 15 minutes each") and head[1] == ""
+    assert head[2].startswith("GPUs in the job") and head[2].endswith("4,096  GPUs")
+    assert head[3].startswith("failure rate per GPU") and head[3].endswith("per GPU-day")
     code, text, err = _cli_into_a_pipe(monkeypatch, read_first=False)
     assert code == 141 and err == "" and text == ""
 
@@ -235,5 +237,5 @@ def test_bad_mode_values_name_the_flag(argv, flag, capsys):
 def test_no_percentage_above_100_at_any_scale(argv, capsys):
     assert main(["budget", *argv, "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
-    assert all(v["value"] <= 100 for k, v in got.items() if k != "text" and v["unit"].startswith("%"))
-    assert "never trains" in got["text"]
+    assert all(v["value"] <= 100 for k, v in got.items() if k not in ("text", "spoken") and v["unit"].startswith("%"))
+    assert "never trains" in got["text"] and "never trains" in got["spoken"]
