@@ -383,17 +383,19 @@ class Answer:
 
 
 
-#: The ready-made tool that does each lever, as the spoken answer names it: (words, verb, citation keys). The verb
-#: agrees with the words ("saves" / "save"); the keys are SOURCES.md's, cited where the answer sheet lists the tools.
+#: The ready-made tool that does each lever, as the spoken answer names it: (words, verb, citation keys, the tool in
+#: full). The verb agrees with the words ("saves" / "save"); the keys are SOURCES.md's, cited where the answer sheet
+#: lists the tools.
 TOOLS = {
-    "in-memory checkpoint": ("an in-memory checkpoint {every}, with NVRx's local checkpointing",
-                             "saves", ("nvrx-local-ckpt",)),
+    "in-memory checkpoint": ("an in-memory checkpoint {every}, with NVRx's local checkpointing", "saves", ("nvrx-local-ckpt",),
+                             "the NVIDIA Resiliency Extension's (NVRx) local checkpointing"),
     "heartbeat detection": ("heartbeats and a tuned hang timeout, with NVRx's fault-tolerance launcher", "save",
-                            ("nvrx-docs",)),
-    "reload from memory": ("reloading from host memory{peer}", "saves", ("nvrx-local-ckpt",)),
-    "hot-spare restart": ("a hot spare, with NVRx's in-job restart", "saves", ("nvrx-source",)),
+                            ("nvrx-docs",), "NVRx's fault-tolerance launcher (heartbeats and section timeouts)"),
+    "reload from memory": ("reloading from host memory{peer}", "saves", ("nvrx-local-ckpt",),
+                           "NVRx's local checkpoints replicated to a peer"),
+    "hot-spare restart": ("a hot spare, with NVRx's in-job restart", "saves", ("nvrx-source",), "NVRx's in-job restart"),
 }
-#: Per-step fault tolerance, the lever on the GPUs stopped per failure (notebook 10).
+#: Per-step fault tolerance, the lever on the GPUs stopped per failure (notebook 10): (name, citation keys).
 PER_STEP_TOOL = ("torchft", ("torchft-readme",))
 
 #: A number as the spoken answer writes it (digits, thousands separators, decimals), and how many it may hold.
@@ -456,7 +458,7 @@ def spoken_answer(a: "Answer") -> str:
             return "No lever brings a restart under the time between failures."
         parts = []
         for i, step in enumerate(sorted(a.steps, key=lambda x: -x.saved_minutes_per_day)):
-            words, verb, _ = TOOLS[step.lever.name]
+            words, verb, _, _ = TOOLS[step.lever.name]
             every = f"every {sig(a.interval_after_min)} minutes" if interval else "at its optimal interval"
             words = words.format(every=every, peer=", a peer's copy when a host dies" if m.peer_copy else "")
             parts.append(f"{words}, {verb} {sig(step.saved_minutes_per_day)}" + (" minutes a day" if i == 0 else ""))

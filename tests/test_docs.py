@@ -65,8 +65,11 @@ def test_every_printed_sum_and_product_in_the_answer_sheet_adds_up():
 def test_the_floor_and_the_two_minute_answer_say_the_same_numbers():
     ans = answer()
     text = (ROOT / "ANSWER_SHEET.md").read_text()
-    two_min = text.split("## The 2-minute answer")[1].split("## The 10-minute answer")[0]
-    assert " ".join(two_min.split()) == ans.text  # the 2-minute answer is Answer.text, one source
+    two_min = text.split("## The 2-minute answer")[1].split("## The written answer")[0]
+    spoken = " ".join(two_min.split()).split(" *")[0]
+    assert spoken == ans.spoken  # the 2-minute answer is Answer.spoken, one source
+    written = text.split("## The written answer")[1].split("## The 10-minute answer")[0]
+    assert " ".join(written.split()) == ans.written  # the written answer is Answer.written
     f = ans.after
     for fragment in (f"{f.floor_minutes_per_day:.2f} min", f"{f.loss_fraction:.3%}", "30.0 min a day (2.08%)",
                      "30.0 + 3.2 = 33.2", "do not keep one here"):
@@ -81,14 +84,14 @@ def test_one_lever_order_everywhere():
     order = list(ans.order)
     sheet = (ROOT / "ANSWER_SHEET.md").read_text()
     flat = " ".join(sheet.split())
-    # the 2-minute answer, the 10-minute list and the drill's first follow-up all name them in this order
-    for chunk in (flat.split("## The 10-minute answer")[0], flat.split("6. **Every lever")[1].split("7. **After")[0],
+    # the written answer, the 10-minute list and the drill's first follow-up all name them in this order
+    for chunk in (flat.split("## The written answer")[1].split("## The 10-minute answer")[0], flat.split("6. **Every lever")[1].split("7. **After")[0],
                   flat.split("**Follow-up 1.**")[1].split("**Follow-up 2.**")[0]):
         positions = [chunk.find(name) for name in order]
         assert all(p >= 0 for p in positions) and positions == sorted(positions), (order, chunk[:300])
     readme = (ROOT / "README.md").read_text()
     block = readme.split("<!-- answer:begin -->")[1].split("<!-- answer:end -->")[0]
-    assert ans.text in block
+    assert ans.text in block and ans.spoken in block and block.index(ans.spoken) < block.index(ans.text)
 
 
 def test_readme_block_is_the_cli_table():

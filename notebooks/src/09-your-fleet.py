@@ -10,7 +10,7 @@
 # **Learning objectives**
 # - Turn a fleet's own numbers into the daily restart budget, stage by stage, with the uncertainty of a counted failure rate.
 # - Find the optimal checkpoint interval before and after an in-memory checkpoint, and what each lever saves.
-# - State the after-levers loss and the floor $\lambda(D+R)$ per failure mode, with its 90 % range and what dominates it, and write the answer in one paragraph.
+# - State the after-levers loss and the floor $\lambda(D+R)$ per failure mode, with its 90 % range and what dominates it, and say the answer in two minutes and write it out in one paragraph.
 #
 # **Time:** 20 minutes. **Prerequisites:** notebooks [03](03-anatomy-of-a-restart.ipynb) (stages and levers), 04-06 (the interval and
 # write costs; [notebook 05](05-write-cost.ipynb) measures a write cost you can paste here), 08 (the floor).
@@ -228,12 +228,16 @@ print(f"simulation within 3 SE of the complete model: {abs(mean - exact) < 3 * s
 assert abs(mean - exact) < 3 * se
 
 # %% [markdown]
-# ## 5. The answer, in one paragraph
+# ## 5. The answer, in two minutes and written out
 #
-# Generated from the numbers above by `course_lib.answer` (the budget CLI prints the same).
+# Generated from the numbers above by `course_lib.answer` (the budget CLI prints the same). First what you say in
+# two minutes: four moves, about a dozen numbers at two significant figures, stages and levers largest first. Then the
+# written answer, which carries every stage, lever and floor term.
 
 # %%
-print(ans.text)
+print(ans.spoken)
+print()
+print(ans.written)
 lo, hi = (answer(scenario.replace(rate_per_gpu_day=r), spread_draws=0) for r in rate_ci)
 print(f"\nWith the 95 % interval of the counted rate, the floor lies between {lo.after.floor_fraction:.3%} and "
       f"{hi.after.floor_fraction:.3%} of the day.")

@@ -76,7 +76,7 @@ rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 
 
 # %%
 from course_lib import Scenario, drill, ledger
-from course_lib.answer import answer
+from course_lib.answer import NUMERAL, answer
 from course_lib.check import nb12
 
 scenario = Scenario.from_namespace(globals())  # the parameters above: the fleet you are drilled on
@@ -160,13 +160,21 @@ nb12.floor_after_levers(my_floor_min_per_day, scenario)
 # %% [markdown]
 # ## 2. The first answer
 #
-# The answer an expert gives in one paragraph, generated from the same numbers by `course_lib.answer`
-# ([notebook 09](09-your-fleet.ipynb)); the [answer sheet](../ANSWER_SHEET.md) has it in 2 and in 10 minutes.
+# The answer you give in two minutes: what the loss is, the stages of a restart largest first, the levers largest
+# first with what each saves and the tool that does it, and the floor with its range. About a dozen numbers, each
+# at two significant figures: that is what a listener keeps. It is generated from the same numbers by
+# `course_lib.answer` ([notebook 09](09-your-fleet.ipynb)); the written answer below it carries every stage, lever
+# and floor term, and the [answer sheet](../ANSWER_SHEET.md) has a 10-minute version too.
 # Say yours aloud first (or type it into `my_first_answer`), then open the model answer and compare.
 
 # %%
 my_first_answer = ""  # your first answer, in two minutes; then run the cell
-drill.reveal("**The first answer**, as an expert gives it in one paragraph:", ans.text, answered=my_first_answer)
+drill.reveal("**The first answer**, as you say it in two minutes:", ans.spoken, answered=my_first_answer)
+
+# %%
+words, numbers = len(ans.spoken.split()), len(NUMERAL.findall(ans.spoken))
+print(f"{words} words ({words / 150:.1f} minutes at 150 words a minute) and {numbers} numbers")
+drill.reveal("**The written answer**, every stage, lever and floor term:", ans.written)
 
 # %% [markdown]
 # ## 3. The follow-ups
