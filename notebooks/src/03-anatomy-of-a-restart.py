@@ -165,9 +165,11 @@ plt.show()
 # corruption, its share times its latency), and the day of $T$ minutes loses
 # $$W = \lambda X + (T - \lambda X)\,\frac{\delta}{\tau + \delta}:$$
 # the failures take $\lambda X$ (a failure that strikes while the job recovers from another adds its own), and of
-# the time that is left, every $\tau$ of training pays a blocking write $\delta$. While $\lambda X$ is below the
-# day this is exact, not a first-order approximation; at $\lambda X \geq T$ the job never trains and $W = T$
-# ([notebook 08](08-the-floor.ipynb) takes the model to any scale). **Predict:** does it matter in which order the
+# the time that is left, every $\tau$ of training pays a blocking write $\delta$. This is the question's own
+# accounting (two a day $\times$ 15 minutes = 30 minutes). As a model of the job it charges a failure that strikes
+# during a recovery its whole $X$, where a real one only restarts the recovery, so it is an upper bound on the loss:
+# close to Daly's complete model while $\lambda X$ is a small share of the day, and at $\lambda X \geq T$ the job
+# never trains and $W = T$ ([notebook 08](08-the-floor.ipynb) measures the gap against a per-event simulation). **Predict:** does it matter in which order the
 # levers are applied?
 
 # %%

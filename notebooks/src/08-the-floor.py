@@ -136,7 +136,7 @@ print(f"after the levers: {after_t} min/day = floor {fl_t} + rewind beyond a ste
 print(f"the floor, term by term: {floor_line}")
 for t in fl.terms(f):
     print(f"  {t.symbol:42s} {t.per_failure_min:7.3f} min per failure -> {t.minutes_per_day:5.2f} min/day; rests on {t.rests_on}")
-print(f"= {f.floor_fraction:.3%} of the day: lambda x the minutes per failure, exactly, while the failures fit in the day")
+print(f"= {f.floor_fraction:.3%} of the day: lambda x the minutes per failure, while the failures fit in the day")
 
 # %%
 guess.reveal(f.minutes_per_day)
@@ -223,8 +223,9 @@ print(f"\ncourse_lib: {f.minutes_per_day:.4f} min/day and an interval of {f.inte
 # The checkpoint term vanishes with the write cost, and with it the reason for a longer interval: the interval falls
 # to one step, the shortest a checkpoint can be, and what is left is $\lambda$ times the minutes every failure costs
 # outside the checkpoint, plus half a step. Every failure still has to be noticed and the job restarted, however cheap
-# the checkpoint. That is the floor, and it is the day model's own limit, not a first-order approximation: while the
-# failures fit in the day its minutes are exactly $\lambda$ times the minutes per failure.
+# the checkpoint. That is the floor, the day model's own limit: while the failures fit in the day its minutes are
+# $\lambda$ times the minutes per failure. Like the day model it charges a failure during a recovery in full, so it is
+# an upper bound; section 3 measures how close it is to a simulated job.
 #
 # ### A day is not the mean
 #
