@@ -14,7 +14,7 @@ notebook that explains it. The map (course_lib/README.md has it with one line pe
   replica group), ``modes`` (hang timeouts, false kills), ``replicas`` (per-step fault tolerance entry
   points), ``uncertainty`` (the same model on arrays of draws), ``projection`` (ETTR at scale, Kokolis
   et al.'s formula shown as theirs), ``simulate`` (Monte Carlo checks), ``spares``.
-- **faces**: ``answer`` (the whole answer and the 2-minute paragraph), ``drill`` (the follow-ups), ``ledger``, ``__main__`` (the budget CLI), ``plots``,
+- **faces**: ``answer`` (the whole answer: the 2-minute spoken one and the written one), ``drill`` (the follow-ups), ``ledger``, ``__main__`` (the budget CLI), ``plots``,
   ``widgets``, ``notebook``, ``incidents`` (a real fault log in: its rate and the answer at it).
 - **grader**: ``check`` (the exercises' self-checks).
 - **checkpoint library**: ``checkpoint`` (torch).

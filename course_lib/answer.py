@@ -14,8 +14,10 @@ the one day model (:mod:`course_lib.restart`) and its levers (:mod:`course_lib.l
 4. the after-levers loss and the floor as named terms (:func:`course_lib.floor.terms`), both as ranges
    over the inputs' uncertainty (:mod:`course_lib.uncertainty`), and what fewer failures or per-step
    fault tolerance would make of the floor;
-5. :attr:`Answer.text`, the 2-minute answer generated from those numbers: the answer sheet, the
-   README, the CLI, notebook 09 and the drill all print this one paragraph.
+5. :attr:`Answer.spoken`, the 2-minute answer a candidate says (four moves, about a dozen numbers at two
+   significant figures, stages and levers largest first), and :attr:`Answer.written` (also ``text``), the
+   written answer with every stage, lever and floor term: the CLI, the README, the answer sheet, notebooks 09
+   and 12 print both, the spoken one first.
 
 Every number in the table, the sentence, the chart and the JSON is a property of the same day
 records, so they cannot disagree, at any scale.

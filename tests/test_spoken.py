@@ -57,6 +57,10 @@ def test_sig_against_a_decimal_reference():
         assert len(digits) >= 2 and set(digits[2:]) <= {"0"}, (x, text)  # two significant digits, then place-holding zeros
 
 
+def test_sig_at_other_precisions():
+    assert (prose.sig(0.656, 1), prose.sig(0.656, 3), prose.sig(1440, 1), prose.sig(2.0, 3)) == ("0.7", "0.656", "1,000", "2.00")
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2"])
 def test_sig_refuses_bad_digits(bad):
     with pytest.raises(ValueError, match="digits"):
@@ -165,3 +169,66 @@ def test_the_written_answer_stays_and_the_json_holds_both(answers):
     d = json.loads(a.to_json())
     assert d["spoken"] == a.spoken and d["text"] == a.written
     assert len(a.written.split()) > 260  # the written answer carries the rest
+
+
+def test_spoken_fits_at_random_fleets():
+    """Twelve fleets drawn over 512 to 2,000,000 GPUs and 1e-5 to 5e-3 failures per GPU-day: the answer still fits
+    two minutes and 15 numbers, and its stage and lever numbers fall in size as spoken."""
+    rng = random.Random(3)
+    for _ in range(12):
+        kw = {"n_gpus": int(10 ** rng.uniform(math.log10(512), math.log10(2e6))), "rate_per_gpu_day": 10 ** rng.uniform(-5, math.log10(5e-3))}
+        a = answer(Scenario.from_params(**kw), spread_draws=400)
+        text = a.spoken
+        assert len(text.split()) <= 260 and len(_printed(text)) <= 15, (kw, text)
+        stage_numbers = [float(x.replace(",", "")) for x in _printed(text)[3:7]]
+        assert stage_numbers == sorted(stage_numbers, reverse=True), (kw, text)
+
+
+def test_the_question_numbers_as_given():
+    from course_lib.answer import _as_given
+
+    assert [_as_given(x) for x in (2.0, 15.0, 1.0, 4096.0, 0.5, 2.0000001, 14.96, 0.0)] == [
+        "2", "15", "1", "4,096", "0.50", "2.0", "15", "0"]
+
+
+def test_spoken_phrases_at_the_course_question(answers):
+    """The course's question, phrase by phrase: the unit said once per list, the interval said (15 numbers fit),
+    detection mostly hangs (0.39 of failures x 10 min of 4.2 min, by the course's mapping), the reschedule the
+    remainder of the question's 15 minutes, the spare pooled, and the floor mostly lambda (D + R) (7.2 of 9.4 min)."""
+    text = answers[0].spoken
+    assert "rewound work 5.9 minutes; detection 4.2, mostly hangs waiting out NCCL's untuned timeout; rescheduling 2.8, " \
+           "the remainder; and reload 2.2." in text
+    assert "an in-memory checkpoint every 0.72 minutes, with NVRx's local checkpointing, saves 12 minutes a day; then " \
+           "heartbeats and a tuned hang timeout, with NVRx's fault-tolerance launcher, save 6.8; then reloading" in text
+    assert "That leaves 0.73 % of the day" in text  # 0.730 % against a 0.656 % floor: more than 10 % above it
+    assert "Most of it is detecting, restarting and reloading after every failure" in text
+    assert text.count("minutes a day") == 1 and "I would pool spares" in text
+
+
+@pytest.mark.parametrize("kw, present, absent", [
+    # 2 % of failures hang: 0.02 x 10 min = 0.2 of the 0.61 min of detection, not most of it
+    ({"hang_share": 0.02}, [], ["mostly hangs"]),
+    # a reschedule you give is yours, not what the others leave; at 4 min the spare pays and is pulled
+    ({"reschedule_min": 4}, ["rescheduling 4.0;", "a hot spare, with NVRx's in-job restart, saves"], ["the remainder", "pool spares"]),
+    # a pooled spare costs the job nothing: kept, four levers; 16 numbers would not fit, so the interval goes unsaid
+    ({"spares_pooled": True}, ["at its optimal interval", "a hot spare"], ["every 0.", "pool spares"]),
+    # a day's SDC latency: the silent corruptions' term, not lambda (D + R), is most of the floor
+    ({"sdc_latency_min": 1440}, ["rewound work 26 minutes"], ["Most of it is detecting"]),
+    # 16,384 GPUs: the spare is pulled (its idle GPUs cost less than it saves) and the loss is within 10 % of the floor
+    ({"n_gpus": 16384}, ["That leaves little more than the floor."], ["pool spares", "That leaves 2"]),
+])
+def test_spoken_phrases_follow_the_numbers(kw, present, absent):
+    a = answer(Scenario.from_params(**kw), spread_draws=400)
+    text = a.spoken
+    for p in present:
+        assert p in text, (kw, p, text)
+    for p in absent:
+        assert p not in text, (kw, p, text)
+    assert len(_printed(text)) <= 15
+
+
+def test_a_pooled_spare_kept_keeps_every_lever_in_order():
+    a = answer(Scenario.from_params(spares_pooled=True), spread_draws=400)
+    assert len(a.steps) == 4 and len(_printed(a.spoken)) == 15
+    full = a.spoken.replace("at its optimal interval", f"every {prose.sig(a.interval_after_min)} minutes")
+    assert len(_printed(full)) == 16  # the interval is what was left unsaid
