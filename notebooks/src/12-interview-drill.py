@@ -174,7 +174,7 @@ drill.reveal("**The first answer**, as you say it in two minutes:", ans.spoken, 
 # %%
 words, numbers = len(ans.spoken.split()), len(NUMERAL.findall(ans.spoken))
 print(f"{words} words ({words / 150:.1f} minutes at 150 words a minute) and {numbers} numbers")
-drill.reveal("**The written answer**, every stage, lever and floor term:", ans.written)
+print("\nThe written answer, every stage, lever and floor term:\n" + ans.written)
 
 # %% [markdown]
 # ## 3. The follow-ups
