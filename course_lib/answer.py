@@ -352,7 +352,7 @@ class Answer:
         if self.spread is not None:
             rate = f" from {self.spread.count:.0f} failures counted over {self.spread.days:g} days"
             rng = (f" Over the inputs' ranges ({self.spread.inputs_text(rate)}) the loss after the levers is {self.spread.loss.text()} and the floor "
-                   f"{self.spread.floor.text()}; the {self.spread.dominant} dominates.")
+                   f"{self.spread.floor.text()}; " + self.spread.dominance_text + ".")
         order = ", ".join(f"{x.lever.name} {x.saved_minutes_per_day:.2f}" for x in self.steps)
         terms = self.floor_terms
         term_text = prose.sum_line([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
@@ -475,7 +475,7 @@ def spoken_answer(a: "Answer") -> str:
         if a.spread is not None:
             r = a.spread
             fourth += (f", between {sig(100 * r.floor.low)} and {pct(r.floor.high)} over the assumed inputs' ranges, most "
-                       f"of all {un.SPOKEN.get(r.dominant, r.dominant)}, which I would measure next")
+                       f"of all {un.SPOKEN.get(r.floor_dominant, r.floor_dominant)}, which I would measure next")
         fourth += "."
         if terms and terms[0].minutes_per_day > 0.5 * f.floor_minutes_per_day:
             fourth += " Most of it is detecting, restarting and reloading after every failure, which no checkpoint removes."

@@ -25,10 +25,18 @@ the one model, nothing is restated here. The uncertain inputs:
   plus a fleet's fastest start-up, through the question's remainder, to what Kokolis et al.'s re-queue
   leaves (notebook 15). No lever shortens it unless the spare is pulled, so it stays in the floor; the
   baseline's total moves with it (as with the hang share), and the spare's restart is the shorter of the two.
+- **sdc latency**: the work done between a silent corruption and its detection, which every SDC rewinds past.
+  No public source measures it in a training job (Dixit et al. and Hochschild et al. measure how often
+  fleets' CPUs corrupt, found by screening; the Gemini report how its team isolated them), so its range is
+  the course's assumption: data/restart_ranges.csv's ``sdc_detection_low`` / ``_central`` / ``_high`` (10 min,
+  1 h, 24 h: a loss-spike check, the point, a daily evaluation), drawn triangular in the logarithm (the
+  range spans two orders of magnitude; a triangle in minutes would put most draws near its top). Like the
+  reschedule, no lever shortens it; the baseline's total moves with it.
 
 Triangular shapes are the course's choice (stated, not sourced). The central value is the median of
 the draws; the range is the 5th-95th percentile; "what dominates" is the input with the largest
-Spearman rank correlation with the after-levers loss.
+Spearman rank correlation with the after-levers loss (:attr:`FloorRange.dominant`), or with the floor
+(:attr:`FloorRange.floor_dominant`: what the floor's range rests on most).
 """
 from __future__ import annotations
 
@@ -43,11 +51,11 @@ from .scenario import Scenario, shares_with_hang
 __all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "p_at_least"]
 
 #: The uncertain inputs, in the order of :attr:`FloorRange.dominance`.
-INPUTS = ("rate", "hang share", "hang timeout", "restart", "reschedule")
+INPUTS = ("rate", "hang share", "hang timeout", "restart", "reschedule", "sdc latency")
 
 #: How the answer speaks of each (the hang's timeout is the tuned one: the levers' day).
 SPOKEN = {"rate": "the rate", "hang share": "the hang share", "hang timeout": "the tuned timeout",
-          "restart": "the spare's restart", "reschedule": "the reschedule"}
+          "restart": "the spare's restart", "reschedule": "the reschedule", "sdc latency": "the SDC latency"}
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,7 @@ class FloorRange:
     count: float = 0.0  # the failures the rate rests on
     days: float = 0.0  # over how many days
     varied: tuple = ()  # the inputs that were drawn and moved the day (in INPUTS' order)
+    floor_dominance: dict = field(default_factory=dict)  # {input: Spearman rank correlation with the floor}
 
     def inputs_text(self, rate: str = "") -> str:
         """The varied inputs in words ("the rate, the hang share, ..."); ``rate``: words after "the rate"."""
@@ -92,12 +101,33 @@ class FloorRange:
 
     @property
     def dominant(self) -> str:
+        """The input whose draws go most with the after-levers loss (largest absolute Spearman correlation)."""
         return max(self.dominance, key=lambda k: abs(self.dominance[k]))
+
+    @property
+    def dominance_text(self) -> str:
+        """What the two ranges rest on most, in words: "the X dominates both", or each range's own."""
+        loss, floor = (SPOKEN.get(k, k) for k in (self.dominant, self.floor_dominant))
+        if loss == floor:
+            return f"{loss} dominates both"
+        return f"{loss} dominates the loss's range and {floor.removeprefix('the ')} the floor's"
+
+    @property
+    def floor_dominant(self) -> str:
+        """The input whose draws go most with the floor: what the floor's range rests on most."""
+        return max(self.floor_dominance, key=lambda k: abs(self.floor_dominance[k]))
 
 
 def _tri(rng, lo, mode, hi, n):
     lo, hi = min(lo, mode), max(hi, mode)
     return np.full(n, float(mode)) if hi == lo else rng.triangular(lo, mode, hi, n)
+
+
+def _log_tri(rng, lo, mode, hi, n):
+    """Draws whose logarithm is triangular (log lo, log mode, log hi); the mode itself where the range is one value."""
+    if not 0 < min(lo, mode, hi):  # a zero latency (an SDC seen at once): nothing to spread on a log scale
+        return np.full(n, float(mode))
+    return np.exp(_tri(rng, np.log(lo), np.log(mode), np.log(hi), n))
 
 
 def _days(s: Scenario, pulled, draws: dict, data_dir=None):
@@ -106,11 +136,11 @@ def _days(s: Scenario, pulled, draws: dict, data_dir=None):
     from .restart import RestartBudget, baseline_modes
 
     m = s.modes
-    lam, hang, timeout, restart, reschedule = (draws[name] for name in INPUTS)
+    lam, hang, timeout, restart, reschedule, latency = (draws[name] for name in INPUTS)
     shares = shares_with_hang(m.shares, hang)
     base_detect = s.detect_by_mode
     # a drawn share changes what the baseline's detection takes, not how long a reschedule takes (Scenario.replace's what-if)
-    base = RestartBudget(lam, baseline_modes(shares, base_detect, reschedule, s.reload_min, m.sdc_latency_min, m.peer_copy),
+    base = RestartBudget(lam, baseline_modes(shares, base_detect, reschedule, s.reload_min, latency, m.peer_copy),
                          s.checkpoint_interval_min, s.write_cost_min, None, s.step_min)
     hang_after = np.minimum(timeout + m.rank_monitor_poll_min / 2.0 + m.launcher_poll_min, base_detect["hang"])
     targets = {"detect": {"hang": hang_after}, "reschedule": restart}
@@ -153,11 +183,15 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
     inside = s.detect_after_by_mode["crash"] + s.reload_after_min
     count, days = s.observed_failures, s.observed_days
     point = {"rate": s.failures_per_day, "hang share": m.share("hang"), "hang timeout": m.hang_timeout_min,
-             "restart": s.reschedule_after_min, "reschedule": s.reschedule_min}
+             "restart": s.reschedule_after_min, "reschedule": s.reschedule_min, "sdc latency": m.sdc_latency_min}
     if "modes.hang_timeout_min" not in s.given:
         t_lo, t_hi = 2.0 * gap, 10.0 * gap
     else:  # a timeout given: the same relative spread around it
         t_lo, t_hi = 0.4 * m.hang_timeout_min, 2.0 * m.hang_timeout_min
+    l_lo, l_mid, l_hi = (rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
+    if "modes.sdc_latency_min" in s.given:  # a latency given: the same ratios around it
+        l_lo, l_hi = m.sdc_latency_min * l_lo / l_mid, m.sdc_latency_min * l_hi / l_mid
+    l_mid = m.sdc_latency_min
     # every input is drawn (the same random stream whatever ``vary`` is), then fixed where not varied
     draws = {
         "rate": rng.gamma(count + 0.5, 1.0 / days, n),
@@ -166,6 +200,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         "restart": np.maximum(_tri(rng, rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
                                    rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
         "reschedule": _tri(rng, s.reschedule_low_min, s.reschedule_min, s.reschedule_high_min, n),
+        "sdc latency": _log_tri(rng, l_lo, l_mid, l_hi, n),
     }
     varied = [name for name in INPUTS if name in vary]
     if "hot-spare restart" not in pulled:
@@ -191,21 +226,20 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         r[order] = np.arange(x.size)
         return r
 
-    loss_ranks = ranks(loss) if np.ptp(loss) > 0 else None
+    def against(y):  # Spearman's rank correlation of each input with y (continuous draws: no ties), 0 for a constant
+        if np.ptp(y) == 0:
+            return {name: 0.0 for name in draws}
+        y_ranks = ranks(y)
+        return {name: 0.0 if np.ptp(x) == 0 else float(np.corrcoef(ranks(x), y_ranks)[0, 1]) for name, x in draws.items()}
 
-    def rank(x):  # Spearman's rank correlation (continuous draws: no ties), 0 for a constant input
-        if loss_ranks is None or np.ptp(x) == 0:
-            return 0.0
-        return float(np.corrcoef(ranks(x), loss_ranks)[0, 1])
-
-    dom = {name: rank(x) for name, x in draws.items()}
+    dom, floor_dom = against(loss), against(floor)
     moved = {}
     if shifts:
         p_floor = evaluate({name: np.array([float(v)]) for name, v in point.items()})[0][0]
         for name in vary:
             alone = {k: draws[k] if k == name else fixed[k] for k in INPUTS}
             moved[name] = float(np.median(evaluate(alone)[0]) - p_floor)
-    return FloorRange(pct(floor), pct(loss), dom, n, moved, float(count), float(days), tuple(varied))
+    return FloorRange(pct(floor), pct(loss), dom, n, moved, float(count), float(days), tuple(varied), floor_dom)
 
 
 def p_at_least(k, failures_per_day) -> float:

@@ -174,14 +174,15 @@ class HandDay:
         return dataclasses.replace(self, tau=np.minimum(self.step, self.tau), delta=0.0, bound=None).minutes()
 
 
-def hand_baseline(h: Hand, lam=None, shares=None, reschedule=None) -> HandDay:
+def hand_baseline(h: Hand, lam=None, shares=None, reschedule=None, latency=None) -> HandDay:
     """Every mode reschedules and reloads the persisted checkpoint; an SDC also rewinds its hour (notebook 03's table).
-    reschedule: None: ``h.reschedule`` (what the 15 minutes leave); else every mode's (a number or draws)."""
+    reschedule: None: ``h.reschedule`` (what the 15 minutes leave); else every mode's (a number or draws).
+    latency: None: ``h.sdc_latency_min`` (the assumed hour); else the SDC's (a number or draws)."""
     sh = h.share if shares is None else shares
     detect = h.detect
     resched = h.reschedule if reschedule is None else reschedule
     return HandDay(h.failures_per_day if lam is None else lam, sh, detect, {k: resched for k in HAND_MODES},
-                   {k: h.reload_min for k in HAND_MODES}, {k: (h.sdc_latency_min if k == "sdc" else 0.0) for k in HAND_MODES},
+                   {k: h.reload_min for k in HAND_MODES}, {k: ((h.sdc_latency_min if latency is None else latency) if k == "sdc" else 0.0) for k in HAND_MODES},
                    {k: k == "sdc" or (k == "host_loss" and not h.peer_copy) for k in HAND_MODES}, h.interval_min, h.write, h.step)
 
 

@@ -260,7 +260,8 @@ def test_answer_takes_4000_draws_by_default_and_only_a_scenario():
     # rate ~ Gamma(60 + 1/2) / 30 days; hang share ~ triangular(Table 5's low, central, high), the others rescaled (the
     # reschedule keeps its minutes); tuned timeout ~ triangular(2, 5, 10) x the longest gap (the step); no spare pulled, so its
     # restart moves nothing; the reschedule ~ triangular(a tuned Slurm's 10 s + MegaScale's 5 s start-up, what the 15 minutes
-    # leave, Kokolis' 5-min re-queue less the 129.5 s reload). A sample percentile x_q of n draws puts F(x_q) within sqrt(q (1 - q) / n) of q, so the share of
+    # leave, Kokolis' 5-min re-queue less the 129.5 s reload); the SDC latency's logarithm ~ triangular(ln 10, ln 60,
+    # ln 1440) minutes (the course's assumed 10 min, 1 h, 24 h). A sample percentile x_q of n draws puts F(x_q) within sqrt(q (1 - q) / n) of q, so the share of
     # the m reference draws below the answer's percentile is q within sqrt(q (1 - q) (1/n + 1/m)): allowed 4 of them.
     assert not HAND.spare["pulled"]
     m, h = 20_000, Hand()
@@ -271,7 +272,8 @@ def test_answer_takes_4000_draws_by_default_and_only_a_scenario():
     shares = {k: hang if k == "hang" else share[k] * (1 - hang) / (1 - share["hang"]) for k in HAND_MODES}
     timeout = g.triangular(2 * h.step, 5 * h.step, 10 * h.step, m)
     resched = g.triangular(15 / 60, h.reschedule, (300 - 129.5) / 60, m)
-    day = hand_baseline(h, lam=lam, shares=shares, reschedule=resched)
+    latency = np.exp(g.triangular(np.log(10), np.log(60), np.log(24 * 60), m))
+    day = hand_baseline(h, lam=lam, shares=shares, reschedule=resched, latency=latency)
     levers = hand_levers(h, hang_after=timeout + h.rank_poll_min / 2 + h.launcher_poll_min)
     for name in a.order:
         day = levers[name](day)
@@ -393,7 +395,8 @@ def test_rows_convert_units_by_hand():
     for key, value in (("floor_central_pct", r.floor.central), ("floor_low_pct", r.floor.low), ("floor_high_pct", r.floor.high),
                        ("after_levers_central_pct", r.loss.central), ("after_levers_low_pct", r.loss.low),
                        ("after_levers_high_pct", r.loss.high)):
-        assert rows[key] == pytest.approx(100 * value, rel=1e-12) and 0 < rows[key] < 1  # the after-levers day: under 1 %
+        # the after-levers day: under 2 % (the tail is the SDC latency: 2 a day x 6/419 SDCs x 24 h is 41 min a day, 2.9 %, at the very top)
+        assert rows[key] == pytest.approx(100 * value, rel=1e-12) and 0 < rows[key] < 2
     assert rows["floor_per_step_ft_pct"] == pytest.approx(100 * a.ft_floor_minutes_per_day / MINUTES_PER_DAY, rel=1e-12)
     assert rows["floor_per_step_ft_pct"] < rows["floor_pct"]
     whole = answer(Scenario().replace(rate_per_gpu_day=10), spread_draws=0)  # every GPU-day fails ten times: no day left
