@@ -403,6 +403,16 @@ PER_STEP_TOOL = ("torchft", ("torchft-readme",))
 #: A number as the spoken answer writes it (digits, thousands separators, decimals), and how many it may hold.
 NUMERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
 MAX_SPOKEN_NUMERALS = 15
+#: The speaking rate the 2-minute answer is timed at (words a minute): a measured, unhurried explanation.
+SPEAKING_WORDS_PER_MIN = 150
+
+
+def spoken_length(text: str) -> tuple[int, int, float]:
+    """``(words, numerals, minutes)`` of an answer said aloud at :data:`SPEAKING_WORDS_PER_MIN` (notebook 12)."""
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a str (got {type(text).__name__})")
+    words = len(text.split())
+    return words, len(NUMERAL.findall(text)), words / SPEAKING_WORDS_PER_MIN
 
 #: The stage names as spoken.
 STAGE_WORDS = {"detect": "detection", "reschedule": "rescheduling", "reload": "reload", "rewind": "rewound work"}

@@ -35,6 +35,7 @@ from . import levers as lv
 from . import modes as md
 from . import prose
 from . import step as st
+from . import uncertainty as un
 from .scenario import Scenario
 from .units import MINUTES_PER_DAY
 
@@ -51,7 +52,7 @@ FLEET_FACTOR = 2  # follow-up 6: the fleet doubles
 RATE_FACTOR = 2  # follow-up 6: twice Llama 3's per-GPU rate
 CHEAPER_SNAPSHOT_FACTOR = 10  # follow-up 7: a snapshot this much cheaper leaves the floor where it is
 TARGET_INTERVAL_MIN = 1.0  # the interval an interviewer asks for
-SDC_LATENCIES_MIN = (5.0, 60.0, 24 * 60.0)  # silent corruption noticed after a loss-spike check, an hourly hash, a daily eval
+SDC_LATENCIES_MIN = (10.0, 60.0, 24 * 60.0)  # noticed by a loss-spike check, an hourly hash, a daily eval (the assumed range)
 CONFIDENCE = 0.95  # the confidence of a counted rate's exact Poisson interval
 LOOP_RESTARTS_CAP = 3  # a restart-loop guard's cap (NVRx's max_no_progress_restarts default, data/restart_ranges.csv)
 NODES_PER_SWITCH = 4  # the what-if's nodes behind one leaf switch (a course choice: the spare and two buddy pairs)
@@ -209,10 +210,12 @@ def _answer(scenario: Scenario, draws: int):
 
 
 def _s(minutes: float) -> str:
-    """Minutes read aloud: '110 s', '2.5 s', '22 ms' below a tenth of a second, 'x min' from ten minutes on."""
+    """Minutes read aloud: '110 s', '2.5 s', '22 ms' below a tenth of a second, 'x min' from ten minutes on, 'x h' from two hours."""
     sec = 60 * minutes
     if sec < 0.1:
         return f"{1000 * sec:.3g} ms"
+    if minutes >= 120:
+        return f"{minutes / 60:.3g} h"
     return f"{sec:.3g} s" if sec < 600 else f"{minutes:.3g} min"
 
 
@@ -427,14 +430,16 @@ def _floor(c: _Context):
     lemon = next((x for x, _ in a.fewer if x.name == "lemon-node removal"), None)
     terms = a.floor_terms
     line = prose.sum_line([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
-    rng = f" Over the inputs' ranges it is {a.spread.floor.text()}; the {a.spread.dominant} dominates." if a.spread else ""
+    rng = (f" Over the inputs' ranges it is {a.spread.floor.text()}; {un.SPOKEN[a.spread.floor_dominant]} moves it most."
+           if a.spread else "")
     halved = per_mode["sdc"] - fl.per_mode(dataclasses.replace(f, persisted_interval_min=s.checkpoint_interval_min / 2))["sdc"]
     q = "Where is the floor, and what moves it? Why does no checkpoint trick move it?"
     ans = (f"The floor is the after-levers day with a free write and a checkpoint every step: "
            f"{' + '.join(t.symbol for t in terms)} = **{line} min a day ({_pct(f.floor_fraction, 3)})** of the "
            f"{f.minutes_per_day:.2f} left after the levers. The first term rests on the hang share and the tuned timeout "
            f"(assumptions) and on the restart{'' if a.spare and a.spare.pulled else ' without a spare'}; the second on "
-           f"Llama 3's batch; the third on an assumed {c.m.sdc_latency_min:g}-minute SDC latency and on the "
+           f"Llama 3's batch; the third on an assumed {c.m.sdc_latency_min:g}-minute SDC latency (no source measures it in "
+           f"a training job) and on the "
            f"{s.checkpoint_interval_min:g}-minute persisted interval, which *is* a checkpoint setting (persisting every "
            f"{s.checkpoint_interval_min / 2:g} min would take {halved:.2f} min a day off it). By mode: " + ", ".join(f"{k} {v:.2f}" for k, v in per_mode.items())
            + f" min a day; the {top} costs most.{rng} A cheaper snapshot changes only the rewind and the writes: "
@@ -454,7 +459,8 @@ def _sdc(c: _Context):
     crossover = (1 - share) * d_r / share
     q = "What does silent data corruption do to this picture, in minutes? Which detector buys which latency?"
     ans = (f"It breaks the snapshot's promise. A corruption is noticed only after a latency (the course assumes "
-           f"{m.sdc_latency_min:g} min), and every snapshot since holds corrupt state: the job must rewind to a persisted "
+           f"{m.sdc_latency_min:g} min: no public source measures it in a training job, so the floor's range samples "
+           f"{_s(SDC_LATENCIES_MIN[0])} to {_s(SDC_LATENCIES_MIN[-1])}), and every snapshot since holds corrupt state: the job must rewind to a persisted "
            f"checkpoint older than the corruption (keep more than one) and reload it from storage. At {share:.1%} of failures"
            f"{_cite(_llama3_source())} it costs **{now:.2f} min a day** of the floor. The SDC term by latency, in minutes a "
            f"day: {table}. A loss-spike and NaN check catches gross corruption within a few steps (minutes); cross-replica "
@@ -528,7 +534,7 @@ def _how_sure(c: _Context):
     p_bad = p_at_least(bad, a.failures_per_day)
     spread = (f"Over the inputs' ranges ({a.spread.inputs_text()}) the after-levers loss is "
               f"{a.spread.loss.text()} and the floor {a.spread.floor.text()}, the point values {_pct(f.loss_fraction, 3)} and "
-              f"{_pct(f.floor_fraction, 3)} inside them; the {a.spread.dominant} dominates. ") if a.spread else ""
+              f"{_pct(f.floor_fraction, 3)} inside them; {a.spread.dominance_text}. ") if a.spread else ""
     q = "How sure are you of those numbers?"
     ans = (f"The rate is an observation of this fleet, so its uncertainty is the count it rests on: "
            f"{a.failures_per_day:.2f} a day over {s.observed_days:g} days (an assumed month) is {k:.0f} failures, whose exact "

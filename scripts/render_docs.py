@@ -90,13 +90,13 @@ def _wrap(text: str, indent: str = "") -> str:
 
 def _spoken_note(ans) -> str:
     """The line under the 2-minute answer: its length, and the tools it names with their sources."""
-    from course_lib.answer import NUMERAL, PER_STEP_TOOL, TOOLS
+    from course_lib.answer import PER_STEP_TOOL, SPEAKING_WORDS_PER_MIN, TOOLS, spoken_length
 
-    words, numbers = len(ans.spoken.split()), len(NUMERAL.findall(ans.spoken))
+    words, numbers, minutes = spoken_length(ans.spoken)
     named = [TOOLS[step.lever.name] for step in ans.steps]
     keys = list(dict.fromkeys([k for *_, ks, _ in named for k in ks] + list(PER_STEP_TOOL[1])))
     tools = list(dict.fromkeys([full for *_, full in named] + [f"{PER_STEP_TOOL[0]}'s per-step fault tolerance"]))
-    return _wrap(f"*{words} words and {numbers} numbers: about {words / 150:.1f} minutes at 150 words a minute. The stages are "
+    return _wrap(f"*{words} words and {numbers} numbers: about {minutes:.1f} minutes at {SPEAKING_WORDS_PER_MIN} words a minute. The stages are "
                  "the course's assumed split until measured (notebook 03); the range samples the assumed inputs (notebook 08). "
                  f"The tools it names: {', '.join(tools[:-1])} and {tools[-1]} [{'; '.join('@' + k for k in keys)}].*")
 

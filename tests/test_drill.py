@@ -246,6 +246,8 @@ def test_the_candidates_answer_is_quoted_line_by_line_escaped_and_the_model_answ
 def test_minutes_read_aloud_switch_units_at_a_tenth_of_a_second_and_at_ten_minutes():
     assert drill._s(0.099 / 60) == "99 ms" and drill._s(0.1 / 60) == "0.1 s"
     assert drill._s(599 / 60) == "599 s" and drill._s(10.0) == "10 min" and drill._s(600.5 / 60) == "10 min"
+    # from two hours on, hours: a day is "24 h", not "1.44e+03 min"
+    assert drill._s(119.0) == "119 min" and drill._s(120.0) == "2 h" and drill._s(24 * 60.0) == "24 h"
 
 
 def test_largest_first_lists_every_stage_that_costs_something_and_they_add_up():
@@ -334,3 +336,13 @@ def test_a_slow_reload_from_memory_is_inside_the_crash_and_host_restarts():
     assert _after(drill.ask("detection_and_hangs", s).answer, "a crash's restart of about") == pytest.approx(crash, abs=0.005)
     host = h.heartbeat_min + h.reschedule + 1.0 + h.step / 2
     assert _after(drill.ask("correlated_failures", s).answer, "against") == pytest.approx(host, abs=0.005)
+
+
+def test_the_sdc_latencies_asked_about_are_the_assumed_range_that_is_sampled():
+    """The follow-up's table of SDC latencies is the range notebook 08 samples (data/restart_ranges.csv's assumption rows:
+    10 min, 1 h, 24 h), not a second guess at the same unknown."""
+    from course_lib.data import sourced
+
+    rr = sourced("restart_ranges.csv", "key")
+    assert drill.SDC_LATENCIES_MIN == tuple(rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
+    assert drill.SDC_LATENCIES_MIN == (10.0, 60.0, 1440.0)

@@ -152,8 +152,9 @@ plt.show()
 # timeout expires; a lost host must reload from a peer's copy; a silent corruption (SDC) rewinds past the
 # work done since it struck to a persisted checkpoint older than it (`course_lib.floor`, inputs in `data/`). Its inputs
 # are ranges, not points: a Monte Carlo over them (`course_lib.uncertainty`, the same day model on arrays of draws) gives
-# the floor's median and 90 % range, and the rank correlation of each input with the loss says which one the answer
-# hangs on. **Predict:** which mode costs most, and which input dominates the range?
+# the floor's median and 90 % range, and the rank correlation of each input with the floor (and with the loss after
+# the levers) says which one the answer hangs on. **Predict:** which mode costs most, and which input dominates the
+# floor's range?
 
 # %%
 per_mode = fl.per_mode(f)
@@ -169,9 +170,10 @@ assert abs(total - f.floor_minutes_per_day) < 1e-9 * f.floor_minutes_per_day
 spread = un.floor_range(scenario, n=ans.spread.n, pulled=list(ans.order), shifts=True)
 print(f"\nMonte Carlo over the inputs' ranges ({spread.n:,} draws; the rate from its own count, {spread.count:.0f} failures over "
       f"{spread.days:g} days): floor {spread.floor.text()}, after-levers loss {spread.loss.text()}")
-print("rank correlation with the after-levers loss: " + ", ".join(
-    f"{k} {v:+.2f}" for k, v in sorted(spread.dominance.items(), key=lambda kv: -abs(kv[1]))))
-print(f"the {spread.dominant} dominates the range")
+for what, dom in (("the floor", spread.floor_dominance), ("the after-levers loss", spread.dominance)):
+    print(f"rank correlation with {what}: " + ", ".join(
+        f"{k} {v:+.2f}" for k, v in sorted(dom.items(), key=lambda kv: -abs(kv[1]))))
+print(spread.dominance_text[:1].upper() + spread.dominance_text[1:])
 print(f"point values: floor {f.floor_fraction:.3%}, loss {f.loss_fraction:.3%}, both inside their ranges: "
       f"{spread.floor.contains(f.floor_fraction) and spread.loss.contains(f.loss_fraction)}")
 print(spread.shift_sentence)
@@ -186,6 +188,16 @@ print(spread.shift_sentence)
 # question's remainder, to what Kokolis et al.'s re-queue leaves ([notebook 15](15-the-schedulers-share.ipynb) measures
 # it on a real Slurm cluster); its point sits near the top of that range, which is why the floor's median lies below
 # the point floor. None of them is a checkpoint setting. The point values sit inside their ranges; the last line says how far each input alone moves the median.
+#
+# The widest input is the one nobody has measured: how long a silent corruption goes unnoticed. Where SDC is measured,
+# it is measured by screening fleets for the CPUs that miscompute (Meta's [@dixit2021]; Google's "mercurial cores"
+# [@hochschild2021]) or by isolating an event once it is suspected (the Gemini report replays steps to find the bad
+# device [@gemini1-google]); none of them says how many minutes of a training job ran on corrupt state first. So the
+# course assumes it, an hour, and samples ten minutes (a loss-spike check) to a day (a daily evaluation), its logarithm
+# triangular because the range spans two orders of magnitude. Every SDC rewinds past that latency, so at its top a
+# rare failure mode outweighs every other: the floor's range is mostly this one assumption. The engineering move is
+# to measure it (how often does your job compare a checksum or replay a step?) and then to shorten it, which is the
+# floor's "faster SDC detection".
 #
 # The interval lever now checkpoints about once a minute: at a blocking cost of tens of
 # milliseconds, the optimum falls from minutes to under one. What remains is
@@ -596,7 +608,7 @@ print(
     f"The levers that save, largest first ({', '.join(ans.order)}), take the {ans.n_gpus:,}-GPU job from "
     f"{b.loss_fraction:.2%} to {f.loss_fraction:.3%} of the day ({f.minutes_per_day:.2f} min/day, checkpointing every "
     f"{f.interval_min:.2f} min); the floor, {floor_line}, is {f.floor_fraction:.3%} of the day whatever the checkpoint "
-    f"costs (90 % range {spread.floor.low:.2%}-{spread.floor.high:.2%}, the {spread.dominant} dominating); no checkpoint lever moves it but "
+    f"costs (90 % range {spread.floor.low:.2%}-{spread.floor.high:.2%}, {un.SPOKEN[spread.floor_dominant]} dominating); no checkpoint lever moves it but "
     f"the persisted interval behind a silent corruption: fewer failures ({ans.lemon_words}), a smaller D + R or stopping fewer GPUs per "
     f"failure do; a day with 4 or more failures, {p4:.0%} of days, pays at least twice the mean."
 )

@@ -76,7 +76,7 @@ rejoin_min = None  # failed group's rejoin with per-step fault tolerance (lab x 
 
 # %%
 from course_lib import Scenario, drill, ledger
-from course_lib.answer import NUMERAL, answer
+from course_lib.answer import SPEAKING_WORDS_PER_MIN, answer, spoken_length
 from course_lib.check import nb12
 
 scenario = Scenario.from_namespace(globals())  # the parameters above: the fleet you are drilled on
@@ -172,8 +172,8 @@ my_first_answer = ""  # your first answer, in two minutes; then run the cell
 drill.reveal("**The first answer**, as you say it in two minutes:", ans.spoken, answered=my_first_answer)
 
 # %%
-words, numbers = len(ans.spoken.split()), len(NUMERAL.findall(ans.spoken))
-print(f"{words} words ({words / 150:.1f} minutes at 150 words a minute) and {numbers} numbers")
+words, numbers, minutes = spoken_length(ans.spoken)
+print(f"{words} words ({minutes:.1f} minutes at {SPEAKING_WORDS_PER_MIN} words a minute) and {numbers} numbers")
 print("\nThe written answer, every stage, lever and floor term:\n" + ans.written)
 
 # %% [markdown]
