@@ -29,7 +29,8 @@ the one model, nothing is restated here. The uncertain inputs:
   No public source measures it in a training job (Dixit et al. and Hochschild et al. measure how often
   fleets' CPUs corrupt, found by screening; the Gemini report how its team isolated them), so its range is
   the course's assumption: data/restart_ranges.csv's ``sdc_detection_low`` / ``_central`` / ``_high`` (10 min,
-  1 h, 24 h: a loss-spike check, the point, a daily evaluation), drawn triangular in the logarithm (the
+  1 h, 24 h: a loss-spike check, the point, a daily evaluation; a scenario's own latency keeps those ratios
+  around it), drawn triangular in the logarithm (the
   range spans two orders of magnitude; a triangle in minutes would put most draws near its top). Like the
   reschedule, no lever shortens it; the baseline's total moves with it.
 
@@ -188,10 +189,9 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         t_lo, t_hi = 2.0 * gap, 10.0 * gap
     else:  # a timeout given: the same relative spread around it
         t_lo, t_hi = 0.4 * m.hang_timeout_min, 2.0 * m.hang_timeout_min
+    # the assumed range's ratios around the scenario's latency (the data's 10 min, 1 h, 24 h at the default hour)
     l_lo, l_mid, l_hi = (rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
-    if "modes.sdc_latency_min" in s.given:  # a latency given: the same ratios around it
-        l_lo, l_hi = m.sdc_latency_min * l_lo / l_mid, m.sdc_latency_min * l_hi / l_mid
-    l_mid = m.sdc_latency_min
+    l_lo, l_hi = m.sdc_latency_min * l_lo / l_mid, m.sdc_latency_min * l_hi / l_mid
     # every input is drawn (the same random stream whatever ``vary`` is), then fixed where not varied
     draws = {
         "rate": rng.gamma(count + 0.5, 1.0 / days, n),
@@ -200,7 +200,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         "restart": np.maximum(_tri(rng, rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
                                    rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
         "reschedule": _tri(rng, s.reschedule_low_min, s.reschedule_min, s.reschedule_high_min, n),
-        "sdc latency": _log_tri(rng, l_lo, l_mid, l_hi, n),
+        "sdc latency": _log_tri(rng, l_lo, m.sdc_latency_min, l_hi, n),
     }
     varied = [name for name in INPUTS if name in vary]
     if "hot-spare restart" not in pulled:

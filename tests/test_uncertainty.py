@@ -406,9 +406,29 @@ def test_the_sdc_latency_alone_moves_the_floor_along_its_log_triangle():
     assert np.exp(_tri_quantile(0.95, lo, mode, hi)) == pytest.approx(592, rel=0.005)
     assert r.floor.contains(point) and r.floor.high > 2 * point  # a day-long tail: the floor's range is mostly this input
     # a latency given: the same ratios (1/6 and 24 x) around it; zero: nothing to spread (an SDC seen at once)
-    given = Scenario().replace(sdc_latency_min=30.0)
-    g = un.floor_range(given, n=400, vary=("sdc latency",))
-    assert g.floor.low < answer(given, spread_draws=0).after.floor_fraction < g.floor.high
+    for latency in (30.0, 3.0):  # half the hour, and under a minute at the low end (0.5 min): the ratios 1/6 and 24 kept
+        given = Scenario().replace(sdc_latency_min=latency)
+        g = un.floor_range(given, n=400, vary=("sdc latency",))
+        assert g.floor.low < answer(given, spread_draws=0).after.floor_fraction < g.floor.high
+
+    seen = []
+    real = un._days
+
+    def spy(s, pulled, draws, data_dir=None):
+        seen.append(np.array(draws["sdc latency"], dtype=float))
+        return real(s, pulled, draws, data_dir)
+
+    un._days = spy  # put back below whatever happens
+    try:
+        un.floor_range(Scenario().replace(sdc_latency_min=30.0), n=4000, vary=("sdc latency",))
+    finally:
+        un._days = real
+    x = np.log(seen[0])
+    lo, mode, hi = np.log(5.0), np.log(30.0), np.log(720.0)  # 30 min / 6 and 30 min x 24, by hand
+    assert lo <= x.min() and x.max() <= hi and x.min() < lo + 0.3 and x.max() > hi - 0.3
+    # the triangle's mean and standard deviation, by hand: (a + b + c) / 3 and sqrt((a^2 + b^2 + c^2 - ab - ac - bc) / 18)
+    sd = np.sqrt((lo**2 + mode**2 + hi**2 - lo * mode - lo * hi - mode * hi) / 18)
+    assert x.mean() == pytest.approx((lo + mode + hi) / 3, abs=4 * sd / np.sqrt(x.size))
     zero = Scenario().replace(sdc_latency_min=0.0)
     z = un.floor_range(zero, n=50, vary=("sdc latency",))
     assert z.floor.low == z.floor.high == pytest.approx(answer(zero, spread_draws=0).after.floor_fraction, rel=1e-12)
