@@ -232,3 +232,18 @@ def test_a_pooled_spare_kept_keeps_every_lever_in_order():
     assert len(a.steps) == 4 and len(_printed(a.spoken)) == 15
     full = a.spoken.replace("at its optimal interval", f"every {prose.sig(a.interval_after_min)} minutes")
     assert len(_printed(full)) == 16  # the interval is what was left unsaid
+
+
+def test_spoken_length_counts_words_and_numerals_at_150_words_a_minute():
+    """By hand: 16 words (punctuation stays on its word), 4 numerals (2, 15, 2.1 and 1,440 with its separator), 16 / 150
+    of a minute; 300 words are two minutes. Not a string: refused."""
+    from course_lib.answer import SPEAKING_WORDS_PER_MIN, spoken_length
+
+    assert SPEAKING_WORDS_PER_MIN == 150
+    assert spoken_length("2 failures a day at 15 minutes each is 2.1 % of the day, 1,440 min.") == (16, 4, 16 / 150)
+    assert spoken_length(" ".join(["word"] * 300)) == (300, 0, 2.0)
+    assert spoken_length("") == (0, 0, 0.0)
+    with pytest.raises(ValueError, match="text must be a str"):
+        spoken_length(None)
+    a = answer()
+    assert spoken_length(a.spoken)[2] <= 2.0  # the 2-minute answer fits its two minutes
