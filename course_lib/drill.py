@@ -52,7 +52,7 @@ FLEET_FACTOR = 2  # follow-up 6: the fleet doubles
 RATE_FACTOR = 2  # follow-up 6: twice Llama 3's per-GPU rate
 CHEAPER_SNAPSHOT_FACTOR = 10  # follow-up 7: a snapshot this much cheaper leaves the floor where it is
 TARGET_INTERVAL_MIN = 1.0  # the interval an interviewer asks for
-SDC_LATENCIES_MIN = (10.0, 60.0, 24 * 60.0)  # noticed by a loss-spike check, an hourly hash, a daily eval (the assumed range)
+SDC_LATENCIES_MIN = (10.0, 60.0, 24 * 60.0)  # noticed by a loss-spike check, an hourly hash, a daily eval (the detectors)
 CONFIDENCE = 0.95  # the confidence of a counted rate's exact Poisson interval
 LOOP_RESTARTS_CAP = 3  # a restart-loop guard's cap (NVRx's max_no_progress_restarts default, data/restart_ranges.csv)
 NODES_PER_SWITCH = 4  # the what-if's nodes behind one leaf switch (a course choice: the spare and two buddy pairs)
@@ -457,10 +457,11 @@ def _sdc(c: _Context):
     now = fl.per_mode(f)["sdc"]
     d_r = sum(x.share * (x.detect + x.reschedule + x.reload) for x in f.modes)
     crossover = (1 - share) * d_r / share
+    lo, _, hi = un.sdc_latency_range(c.s)
     q = "What does silent data corruption do to this picture, in minutes? Which detector buys which latency?"
     ans = (f"It breaks the snapshot's promise. A corruption is noticed only after a latency (the course assumes "
            f"{m.sdc_latency_min:g} min: no public source measures it in a training job, so the floor's range samples "
-           f"{_s(SDC_LATENCIES_MIN[0])} to {_s(SDC_LATENCIES_MIN[-1])}), and every snapshot since holds corrupt state: the job must rewind to a persisted "
+           f"{_s(lo)} to {_s(hi)}), and every snapshot since holds corrupt state: the job must rewind to a persisted "
            f"checkpoint older than the corruption (keep more than one) and reload it from storage. At {share:.1%} of failures"
            f"{_cite(_llama3_source())} it costs **{now:.2f} min a day** of the floor. The SDC term by latency, in minutes a "
            f"day: {table}. A loss-spike and NaN check catches gross corruption within a few steps (minutes); cross-replica "

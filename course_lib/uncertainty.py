@@ -49,7 +49,7 @@ from scipy.stats import poisson
 from ._validate import check_int_non_negative, check_int_positive, check_non_negative
 from .scenario import Scenario, shares_with_hang
 
-__all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "p_at_least"]
+__all__ = ["INPUTS", "Range", "FloorRange", "floor_range", "sdc_latency_range", "p_at_least"]
 
 #: The uncertain inputs, in the order of :attr:`FloorRange.dominance`.
 INPUTS = ("rate", "hang share", "hang timeout", "restart", "reschedule", "sdc latency")
@@ -111,7 +111,7 @@ class FloorRange:
         loss, floor = (SPOKEN.get(k, k) for k in (self.dominant, self.floor_dominant))
         if loss == floor:
             return f"{loss} dominates both"
-        return f"{loss} dominates the loss's range and {floor.removeprefix('the ')} the floor's"
+        return f"{loss} dominates the loss's range, {floor} the floor's"
 
     @property
     def floor_dominant(self) -> str:
@@ -129,6 +129,24 @@ def _log_tri(rng, lo, mode, hi, n):
     if not 0 < min(lo, mode, hi):  # a zero latency (an SDC seen at once): nothing to spread on a log scale
         return np.full(n, float(mode))
     return np.exp(_tri(rng, np.log(lo), np.log(mode), np.log(hi), n))
+
+
+def sdc_latency_range(scenario: Scenario, data_dir=None) -> tuple[float, float, float]:
+    """``(low, point, high)`` minutes of the SDC latency the floor's range samples (notebook 08).
+
+    data/restart_ranges.csv's assumed ``sdc_detection_low`` / ``_central`` / ``_high`` (10 min, 1 h, 24 h), as ratios
+    around the scenario's own latency (the same three at the default hour).
+    """
+    from .data import sourced
+
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario must be a Scenario (got {type(scenario).__name__})")
+    return _latency_range(scenario.modes.sdc_latency_min, sourced("restart_ranges.csv", "key", data_dir))
+
+
+def _latency_range(point, rr):
+    lo, mid, hi = (rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
+    return point * lo / mid, point, point * hi / mid
 
 
 def _days(s: Scenario, pulled, draws: dict, data_dir=None):
@@ -189,9 +207,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         t_lo, t_hi = 2.0 * gap, 10.0 * gap
     else:  # a timeout given: the same relative spread around it
         t_lo, t_hi = 0.4 * m.hang_timeout_min, 2.0 * m.hang_timeout_min
-    # the assumed range's ratios around the scenario's latency (the data's 10 min, 1 h, 24 h at the default hour)
-    l_lo, l_mid, l_hi = (rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
-    l_lo, l_hi = m.sdc_latency_min * l_lo / l_mid, m.sdc_latency_min * l_hi / l_mid
+    latency = _latency_range(m.sdc_latency_min, rr)  # sdc_latency_range, on the table already read
     # every input is drawn (the same random stream whatever ``vary`` is), then fixed where not varied
     draws = {
         "rate": rng.gamma(count + 0.5, 1.0 / days, n),
@@ -200,7 +216,7 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         "restart": np.maximum(_tri(rng, rr["deadpool_hot_swap_512"].minutes, s.restart_after_min,
                                    rr["kokolis_u0_low"].minutes, n) - inside, 0.0),
         "reschedule": _tri(rng, s.reschedule_low_min, s.reschedule_min, s.reschedule_high_min, n),
-        "sdc latency": _log_tri(rng, l_lo, m.sdc_latency_min, l_hi, n),
+        "sdc latency": _log_tri(rng, *latency, n),
     }
     varied = [name for name in INPUTS if name in vary]
     if "hot-spare restart" not in pulled:
@@ -226,11 +242,13 @@ def floor_range(scenario: Scenario | None = None, n: int = 4_000, seed: int = 12
         r[order] = np.arange(x.size)
         return r
 
+    x_ranks = {name: None if np.ptp(x) == 0 else ranks(x) for name, x in draws.items()}  # each input ranked once
+
     def against(y):  # Spearman's rank correlation of each input with y (continuous draws: no ties), 0 for a constant
         if np.ptp(y) == 0:
             return {name: 0.0 for name in draws}
         y_ranks = ranks(y)
-        return {name: 0.0 if np.ptp(x) == 0 else float(np.corrcoef(ranks(x), y_ranks)[0, 1]) for name, x in draws.items()}
+        return {name: 0.0 if r is None else float(np.corrcoef(r, y_ranks)[0, 1]) for name, r in x_ranks.items()}
 
     dom, floor_dom = against(loss), against(floor)
     moved = {}

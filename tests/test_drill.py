@@ -346,3 +346,9 @@ def test_the_sdc_latencies_asked_about_are_the_assumed_range_that_is_sampled():
     rr = sourced("restart_ranges.csv", "key")
     assert drill.SDC_LATENCIES_MIN == tuple(rr[f"sdc_detection_{k}"].minutes for k in ("low", "central", "high"))
     assert drill.SDC_LATENCIES_MIN == (10.0, 60.0, 1440.0)
+
+
+def test_the_sdc_follow_up_names_the_range_the_floor_samples_for_the_scenario():
+    """At a 30-minute latency the sampled range is 5 min to 12 h (1/6 and 24 x), by hand; the detectors' table stays."""
+    text = next(f.answer for f in drill.follow_ups(Scenario().replace(sdc_latency_min=30.0)) if f.key == "silent_corruption")
+    assert "the floor's range samples 300 s to 12 h" in text and "24 h: " in text

@@ -432,3 +432,12 @@ def test_the_sdc_latency_alone_moves_the_floor_along_its_log_triangle():
     zero = Scenario().replace(sdc_latency_min=0.0)
     z = un.floor_range(zero, n=50, vary=("sdc latency",))
     assert z.floor.low == z.floor.high == pytest.approx(answer(zero, spread_draws=0).after.floor_fraction, rel=1e-12)
+
+
+def test_the_sdc_latency_range_is_the_assumed_ratios_around_the_scenario():
+    """By hand: the default hour gives the data's 10 min, 1 h and 24 h; 30 min gives 5 min and 12 h; 0 gives 0, 0, 0."""
+    assert un.sdc_latency_range(Scenario()) == pytest.approx((10.0, 60.0, 1440.0), rel=1e-12)
+    assert un.sdc_latency_range(Scenario().replace(sdc_latency_min=30.0)) == pytest.approx((5.0, 30.0, 720.0), rel=1e-12)
+    assert un.sdc_latency_range(Scenario().replace(sdc_latency_min=0.0)) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="scenario must be a Scenario"):
+        un.sdc_latency_range({"sdc_latency_min": 60})
