@@ -49,7 +49,7 @@ class AnswerRow:
     value: float
     unit: str
     fmt: str = ".3g"
-    text: str | None = None  # the printed value where it must add up with others (prose.added); else value in fmt
+    text: str | None = None  # the printed value where it is not the value in fmt; every number is its value correctly rounded
 
     def formatted(self) -> str:
         return self.text if self.text is not None else format(self.value, self.fmt)
@@ -85,13 +85,23 @@ class SpareVerdict:
     pooled: bool
 
     @property
+    def difference(self) -> prose.Added:
+        """gross - cost = net as printed, each correctly rounded (``exact``: it subtracts as printed, else say "about")."""
+        return prose.added([self.gross, -self.cost], self.net)
+
+    @property
+    def net_text(self) -> str:
+        """The net as printed beside the gross and the cost: signed, and "about" where they do not subtract as printed."""
+        d = self.difference
+        return ("" if d.exact else "about ") + (d.total if d.total.startswith("-") else "+" + d.total)
+
+    @property
     def sentence(self) -> str:
         """The recommendation, with the break-even reschedule that flips it."""
         if self.pooled:
             return (f"A spare pooled with other jobs costs this job nothing, so it is kept: it saves {self.gross:.2f} min a day.")
-        (gross_t, cost_t), net_t = prose.added([self.gross, -self.cost], self.net)  # the difference holds as printed
-        net_t = net_t if net_t.startswith("-") else "+" + net_t
-        head = f"A dedicated hot spare saves {gross_t} min a day and its idle GPUs cost {cost_t.lstrip('-')}: net {net_t}"
+        gross_t, cost_t = self.difference.terms
+        head = f"A dedicated hot spare saves {gross_t} min a day and its idle GPUs cost {cost_t.lstrip('-')}: net {self.net_text}"
         if self.pulled:
             return head + (f", so keep it; it pays while the reschedule it replaces ({self.reschedule_min:.2f} min) exceeds "
                            f"{self.break_even_min:.2f} min.")
@@ -212,9 +222,8 @@ class Answer:
             AnswerRow("baseline_total_pct", "baseline: restarts + writes", 100 * b.loss_fraction, "% of the day", ".2f"),
             AnswerRow("baseline_ettr_pct", "baseline ETTR", 100 * b.ettr, "% of the day", ".3g"),
         ]
-        printed, _ = self.stage_texts
-        for (stage, minutes), text in zip(b.stages.as_dict().items(), printed):
-            rows.append(AnswerRow(f"stage_{stage}_min", f"{stage} per restart (baseline)", minutes, "min", ".2f", text))
+        for stage, minutes in b.stages.as_dict().items():
+            rows.append(AnswerRow(f"stage_{stage}_min", f"{stage} per restart (baseline)", minutes, "min", ".2f"))
         rows += [
             AnswerRow("write_cost_before_s", "blocking write, synchronous checkpoint", 60 * self.write_cost_before_min, "s", ".3g"),
             AnswerRow("interval_before_min", "optimal interval with the synchronous write", self.interval_before_min, "min", ".2f"),
@@ -234,9 +243,8 @@ class Answer:
             AnswerRow("floor_minutes_per_day", "floor", f.floor_minutes_per_day, "min/day", ".2f"),
             AnswerRow("floor_pct", "floor", 100 * f.floor_fraction, "% of the day", ".3f"),
         ]
-        printed, _ = prose.added([t.minutes_per_day for t in self.floor_terms], f.floor_minutes_per_day)
-        for t, text in zip(self.floor_terms, printed):
-            rows.append(AnswerRow(f"floor_term_{_slug(t.name)}", f"floor term: {t.symbol}", t.minutes_per_day, "min/day", ".2f", text))
+        for t in self.floor_terms:
+            rows.append(AnswerRow(f"floor_term_{_slug(t.name)}", f"floor term: {t.symbol}", t.minutes_per_day, "min/day", ".2f"))
         if self.spread is not None:
             r = self.spread
             rows += [AnswerRow("floor_central_pct", "floor, central (median of the inputs' range)", 100 * r.floor.central, "% of the day", ".3f"),
@@ -292,8 +300,8 @@ class Answer:
         return "\n".join(lines)
 
     @property
-    def stage_texts(self) -> tuple[list[str], str]:
-        """The baseline's four stages and their total as printed: they add up to the minutes per restart (prose.added)."""
+    def stage_texts(self) -> prose.Added:
+        """The baseline's four stages and their total as printed, each correctly rounded (``exact``: they add up as printed)."""
         st = self.baseline.stages
         return prose.added([st.detect, st.reschedule, st.reload, st.rewind], st.total)
 
@@ -356,20 +364,21 @@ class Answer:
         order = ", ".join(f"{x.lever.name} {x.saved_minutes_per_day:.2f}" for x in self.steps)
         terms = self.floor_terms
         term_text = prose.sum_line([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
-        split, _ = self.stage_texts
+        split = self.stage_texts
         lam_t, x_t, restart_t = prose.times(self.failures_per_day, st.total, b.restart_minutes_per_day, digits=(2, 1, 1))
-        (r_t, w_t), total_t = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
+        writes = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
         spare = (" " + self.spare.sentence) if self.spare is not None else ""
         return (
             lead + f" First I would measure each stage from the logs (failure, detected, torn down, rendezvous complete, first "
             f"step, progress regained); until then the course splits the {st.total:.3g} minutes per restart as detection "
-            f"{split[0]} (a crash is seen within the launcher's {60 * m.launcher_poll_min:.2g} s poll, a hang only at NCCL's "
+            f"{split.terms[0]} (a crash is seen within the launcher's {60 * m.launcher_poll_min:.2g} s poll, a hang only at NCCL's "
             f"untuned {m.untuned_hang_timeout_min:g}-minute timeout, {m.share('hang'):.0%} of failures by the course's mapping of "
-            f"Table 5, a lost host at half a {m.health_check_min:g}-minute health check), reschedule {split[1]}"
-            + (" (what the observed minutes leave)" if "reschedule_min" not in s.given else "") + f", reload {split[2]} and rewind {split[3]} (half the assumed {s.checkpoint_interval_min:g}-minute "
-            f"interval, plus an assumed {m.sdc_latency_min:g} min past each silent corruption). That is {lam_t} "
+            f"Table 5, a lost host at half a {m.health_check_min:g}-minute health check), reschedule {split.terms[1]}"
+            + (" (what the observed minutes leave)" if "reschedule_min" not in s.given else "") + f", reload {split.terms[2]} and rewind {split.terms[3]} (half the assumed {s.checkpoint_interval_min:g}-minute "
+            f"interval, plus an assumed {m.sdc_latency_min:g} min past each silent corruption)"
+            + ("" if split.exact else ", each rounded on its own") + f". That is {lam_t} "
             f"a day x {x_t} min = {restart_t} min a day ({self.baseline_restart_fraction:.2%}); with the blocking synchronous "
-            f"writes, {r_t} + {w_t} = {total_t} min ({b.loss_fraction:.2%}). "
+            f"writes, {writes.terms[0]} + {writes.terms[1]} {writes.eq} {writes.total} min ({b.loss_fraction:.2%}). "
             f"Largest saving first, in minutes a day: {order}; the {60_000 * self.snapshot_cost_min:.3g} ms snapshot moves the "
             f"best interval from {self.interval_before_min:.2f} to {self.interval_after_min:.2f} min.{spare} That leaves "
             f"{f.minutes_per_day:.2f} min a day ({f.loss_fraction:.3%}), {self.gpus_lost:.3g} GPUs' worth.{rng} "

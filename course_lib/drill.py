@@ -347,8 +347,9 @@ def _every_step(c: _Context):
 @follow_up("host_dies", "08-the-floor.ipynb")
 def _host_dies(c: _Context):
     s, m = c.s, c.m
-    with_peer = md.per_mode_floor(s.replace(peer_copy=True))["host_loss"]
-    no_peer = md.per_mode_floor(s.replace(peer_copy=False))["host_loss"]
+    # on the plan's after-levers day, the answer's floor (follow-up 7's by-mode list), not the day with every lever pulled
+    with_peer, no_peer = (fl.per_mode(dataclasses.replace(c.other(peer_copy=p).after, idle_share=0.0))["host_loss"]
+                          for p in (True, False))
     share = m.share("host_loss")
     q = "The snapshot is in host memory: what happens when the host dies?"
     gemini = _cite("[@gemini2023]")
@@ -372,7 +373,7 @@ def _hot_spare(c: _Context):
     def line(x):
         v = x.spare
         return (f"at {x.n_gpus:,} GPUs its faster restart saves {v.gross:.2f} min a day and its idle {m.spare_gpus:g} GPUs cost "
-                f"{v.cost:.2f}: net **{v.net:+.2f} min a day**, " + ("kept" if v.pulled else "left out") +
+                f"{v.cost:.2f}: net **{v.net_text} min a day**, " + ("kept" if v.pulled else "left out") +
                 f" (it pays above a {v.break_even_min:.2f}-minute reschedule)")
 
     q = f"A hot spare is idle: is it worth it at {s.n_gpus:,} GPUs? At {BIGGER_FLEET_FACTOR * s.n_gpus:,}?"
@@ -479,7 +480,12 @@ def _per_step_ft(c: _Context):
     rr = _rr()
     g = fl.groups_for(s)
     by = fl.by_strategy(s)
-    whole, spare, ft = (sum(by[k].values()) for k in fl.STRATEGIES)
+    whole, spare = (sum(by[k].values()) for k in fl.STRATEGIES[:2])
+    rep_ = s.replicas  # with groups, on the plan's after-levers day: the floor the answer's table prints
+    ft_by = fl.per_mode_groups(dataclasses.replace(c.a.after, idle_share=0.0), g, rep_.stall_min, rep_.rejoin_min)
+    ft = c.a.ft_floor_minutes_per_day
+    v = c.a.spare  # the answer's spare verdict: a dedicated spare's idle GPUs are its cost (none when pooled)
+    idle = f", plus {v.cost:.2f} for its idle GPUs" if v is not None and not v.pooled else " pooled across jobs"
     rep = s.replicas
     q = "Would you restart the whole job at all? What does per-step fault tolerance cost and save?"
     ans = (f"Not for every failure. With per-step fault tolerance (torchft{_cite('[@torchft-readme; @torchft-blog]')}) each of "
@@ -488,10 +494,10 @@ def _per_step_ft(c: _Context):
            f"peer in about {_s(rep.rejoin_min)}, while the others stall only for the quorum change ({_s(rep.stall_min)}); both "
            f"are the course's own CPU lab medians x {_lab_scale():g} (an assumption); on GPUs a group that dies holds its peers at "
            f"most torchft's Manager timeout, {_s(rr['torchft_manager_timeout'].minutes)}{_cite(rr['torchft_manager_timeout'].source)}. "
-           f"The floor falls from {whole:.2f} min a day (whole-job restart) and {spare:.2f} (in-job restart on a spare) to "
-           f"**{ft:.2f} min a day**. What stays: detection (a hang still stalls every group until its timeout, "
-           f"{by[fl.STRATEGIES[2]]['hang']:.2f} min a day) and the rewind past a silent corruption "
-           f"({by[fl.STRATEGIES[2]]['sdc']:.2f}): every replica averaged the corrupt gradient. The price: the groups are the "
+           f"The floor falls from {whole:.2f} min a day (whole-job restart; {spare:.2f} with an in-job restart on a dedicated "
+           f"spare{idle}) to **{ft:.2f} min a day**. What stays: detection (a hang still stalls every group until its timeout, "
+           f"{ft_by['hang']:.2f} min a day) and the rewind past a silent corruption "
+           f"({ft_by['sdc']:.2f}): every replica averaged the corrupt gradient. The price: the groups are the "
            f"job's data-parallel replicas, so no GPU is added, but HSDP shards the optimizer state only inside a group: "
            f"{s.model_params:.3g} x {s.checkpoint_bytes_per_param:g} B / {m.replica_gpus:g} = {rp.replica_shard_gb(s):.0f} GB per "
            f"GPU, against the {s.shard_gb:.2g} GB of the fully sharded job; the global batch is smaller while a group is out; "
@@ -608,7 +614,7 @@ def _same_node(c: _Context):
            f"components that stay broken: {hw_day:.2f} of this fleet's {a.failures_per_day:.2f} failures a day), the restart fails "
            "again, and again: a crash loop. Kokolis et al. report a "
            f"large job re-queued {loops:.0f} times{_cite(f_in['kokolis_requeues_1024'].source)}; at this job's "
-           f"{per:.1f} min a failure that is {loops * per / 60:.1f} h lost. The fixes: quarantine (cordon) the node on its "
+           f"{per:.1f} min a failure that is {round(loops * per / 60, 9):.1f} h lost. The fixes: quarantine (cordon) the node on its "
            "first hardware error and restart on a spare or without it; gate every restart on a pre-flight health check "
            "(DCGM diagnostics on the node's GPUs and a short NCCL all-reduce across the new ranks), which adds seconds to each "
            f"restart and removes the loop; and a restart-loop guard that stops after {cap:.0f} restarts without progress "
@@ -632,13 +638,18 @@ def _correlated(c: _Context):
     host = x.detect + x.reschedule + x.reload + fb.rewind_by_mode()["host_loss"]
     lost = s.detect_after_by_mode["host_loss"] + s.reschedule_min + s.reload_min + s.checkpoint_interval_min / 2
     rr = _rr()
+    # the single lost host is read on the plan's day: restarted on the spare where the plan keeps one, else re-queued too
+    kept = " and a spare" if c.a.spare is not None and c.a.spare.pulled else (
+        ", re-queued like it, since the plan here keeps no dedicated spare")
     q = (f"A leaf switch dies and takes {NODES_PER_SWITCH} nodes with it: the spare and two buddy pairs. What does that "
          "failure cost, and how do you place spares and buddies?")
     ans = (f"Network switches and cables are {net:.1%} of Table 5's interruptions{_cite(_llama3_source())}, and one switch "
            f"carries several nodes. Here it takes both copies of two buddy pairs (each node's snapshot and its buddy's) and the "
            "spare: the job falls back to the persisted checkpoint (read from storage, half the persisted interval rewound) and, "
-           f"with no spare left, re-queues ({s.reschedule_min:.2f} min). One such failure costs about {lost:.1f} min against "
-           f"{host:.2f} min for a single lost host with its buddy and a spare. So: place buddies across failure domains (a "
+           f"with no spare left, re-queues (the course's {s.reschedule_min:.2f}-minute reschedule, what the question's "
+           f"{s.minutes_per_restart:.3g} minutes leave; sourced re-queues take {rr['kokolis_u0_low'].minutes:.0f}-"
+           f"{rr['kokolis_u0_high'].minutes:.0f} min). One such failure costs about {lost:.1f} min against {host:.2f} min for a "
+           f"single lost host with its buddy{kept}. So: place buddies across failure domains (a "
            "buddy under another switch, another rack, another power feed), size the spare pool over the repair time of "
            "the failures that arrive while a node is out (failures a day x repair time, at least one), and keep the spare in "
            "another domain than the nodes it replaces; and keep persisting: the durable checkpoint is what survives a "

@@ -1,47 +1,59 @@
-"""Numbers in sentences that add up as printed (the answer, the answer sheet, the dashboard, the drill).
+"""Numbers in sentences, each its value correctly rounded (the answer, the answer sheet, the dashboard, the drill).
 
-A spoken sum is checked by the listener at the precision it is spoken: ``7.22 + 0.36 + 1.86 = 9.45``
-is wrong to anyone who adds, even when the unrounded terms do sum to 9.4453. :func:`added` rounds the
-terms so that they add up to the rounded total (largest-remainder rounding); :func:`times` prints a
-product with as many decimals as it takes to hold. tests/test_docs.py parses every
-sum and product of ANSWER_SHEET.md and recomputes it from the printed numbers.
+**One rounding rule.** Every printed number is its value correctly rounded at the digits its face uses.
+A spoken sum is checked by the listener at the precision it is spoken, so where the correctly rounded
+terms do not add up to the correctly rounded total (``4.20 + 2.79 + 2.16 + 5.86`` is 15.01, the total
+15.00), the sentence says so: :func:`added` reports it and :func:`sum_line` writes ``≈`` instead of
+``=``. No term is moved off its own rounding to make a total come out. :func:`times` prints a product
+with as many decimals as it takes to hold. tests/test_docs.py parses every sum and product of
+ANSWER_SHEET.md and recomputes it from the printed numbers.
 """
 from __future__ import annotations
 
 import math
+from decimal import Decimal
+from typing import NamedTuple
 
-__all__ = ["added", "times", "sum_line", "sig"]
-
-
-def _round(x: float, d: int) -> float:
-    return round(float(x), d)
+__all__ = ["Added", "added", "times", "sum_line", "sig"]
 
 
-def added(values, total: float | None = None, digits: int = 2) -> tuple[list[str], str]:
-    """``values`` and their ``total`` (default: their sum) at ``digits`` decimals, the terms adding up to the total as printed.
+class Added(NamedTuple):
+    """Terms and their total as printed, each correctly rounded; ``exact``: the printed terms add up to the printed total."""
+    terms: list[str]
+    total: str
+    exact: bool
 
-    Each term is rounded to ``digits``; where the rounded terms miss the rounded total by a few units of
-    the last digit, those units go to the terms with the largest remainders (largest-remainder rounding),
-    so a term may print one unit of the last digit away from its own rounding. A ``total`` more units
-    from the terms' rounded-down sum than there are terms is refused (ValueError naming ``total``): no
-    such rounding adds up to it.
+    @property
+    def eq(self) -> str:
+        """``=`` where the printed terms add up to the printed total, else ``≈`` (the sentence says it is approximate)."""
+        return "=" if self.exact else "≈"
+
+
+def added(values, total: float | None = None, digits: int = 2) -> Added:
+    """``values`` and their ``total`` (default: their sum), each correctly rounded at ``digits`` decimals.
+
+    ``exact`` says whether the printed terms add up to the printed total; where they do not, the face says
+    so (``≈``, "about"), it never moves a term. A ``total`` that is not the values' sum is refused
+    (ValueError naming ``total``): that is a wrong sum, not a rounding. ``digits``: an integer >= 0.
     """
+    if not isinstance(digits, int) or digits < 0:
+        raise ValueError(f"digits must be an integer >= 0 (got {digits!r})")
     values = [float(v) for v in values]
-    total = math.fsum(values) if total is None else float(total)
-    unit = 10.0**-digits
-    target = round(round(total, digits) / unit)
-    units = [math.floor(v / unit + 1e-9) for v in values]
-    missing = target - sum(units)
-    if abs(missing) > len(values):  # a unit a term is all largest-remainder rounding may move
-        raise ValueError(f"total {total!r} is {abs(missing)} units of {unit:g} from the terms' rounded sum, more than "
-                         f"one a term ({len(values)} terms): no rounding of the terms adds up to it")
-    sign = int(math.copysign(1, missing))  # 0 missing: nothing to move either way
-    # missing units go to the largest remainders; surplus units (an explicit total below the floors, or
-    # negative terms) come from the smallest
-    order = sorted(range(len(values)), key=lambda i: sign * (values[i] / unit - units[i]), reverse=True)
-    for i in order[:abs(missing)]:
-        units[i] += sign
-    return [f"{u * unit:.{digits}f}" for u in units], f"{target * unit:.{digits}f}"
+    if not values or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"values must be one or more finite numbers (got {values!r})")
+    exact_sum = math.fsum(values)
+    total = exact_sum if total is None else float(total)
+    if not math.isclose(total, exact_sum, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, *map(abs, values))):
+        raise ValueError(f"total {total!r} is not the values' sum {exact_sum!r}: no rounding makes a wrong sum right")
+    terms = [_fixed(v, digits) for v in values]
+    total_t = _fixed(total, digits)
+    return Added(terms, total_t, sum(Decimal(t) for t in terms) == Decimal(total_t))
+
+
+def _fixed(x: float, digits: int) -> str:
+    """``x`` correctly rounded at ``digits`` decimals, without a negative zero."""
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and Decimal(text) == 0 else text
 
 
 def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), max_extra: int = 8) -> tuple[str, str, str]:
@@ -68,9 +80,9 @@ def times(a: float, b: float, product: float | None = None, digits=(2, 2, 1), ma
 
 
 def sum_line(values, total: float | None = None, digits: int = 2) -> str:
-    """``a + b + c = total`` with :func:`added`'s precision."""
-    terms, t = added(values, total, digits)
-    return " + ".join(terms) + f" = {t}"
+    """``a + b + c = total`` with :func:`added`'s rounding; ``≈`` where the printed terms do not add up to the printed total."""
+    a = added(values, total, digits)
+    return " + ".join(a.terms) + f" {a.eq} {a.total}"
 
 
 def sig(x: float, digits: int = 2) -> str:

@@ -124,12 +124,12 @@ def sheet() -> str:
     )
     breaks = "\n".join(f"   - {name}: 90 % ETTR breaks at {_fmt_gpus(x)}" for name, x in n["breaks"].items())
     terms = fl.terms(f)
-    printed, total = prose.added([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
+    floor_sum = prose.added([t.minutes_per_day for t in terms], f.floor_minutes_per_day)
     term_lines = "\n".join(f"   - {t.symbol} = {p} min/day ({t.per_failure_min:.3f} min per failure): {t.name}; rests on {t.rests_on}"
-                           for t, p in zip(terms, printed))
+                           for t, p in zip(terms, floor_sum.terms))
     lam_t, x_t, restart_t = prose.times(ans.failures_per_day, st.total, b.restart_minutes_per_day, digits=(2, 1, 1))
-    (r_t, w_t), total_t = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
-    split, split_total = ans.stage_texts
+    writes = prose.added([b.restart_minutes_per_day, b.write_minutes_per_day], b.minutes_per_day, digits=1)
+    split = ans.stage_texts
     r = ans.spread
     e = n["erratum"]
     other = ans.scenario.replace(checkpoint_interval_min=60)
@@ -166,10 +166,10 @@ def sheet() -> str:
 3. **Anatomy of one restart, per failure mode.** A crash is seen within the launcher's {60 * m.launcher_poll_min:.2g} s poll, a hang
    only at NCCL's untuned {m.untuned_hang_timeout_min:g}-minute timeout, a lost host at half a {m.health_check_min:g}-minute health check
    ({m.share('crash'):.0%}, {m.share('hang'):.0%}, {m.share('host_loss'):.0%} and {m.share('sdc'):.1%} of failures: the course's mapping of
-   Table 5, an assumption). So: detect {split[0]} + reschedule {split[1]} (the remainder) + reload {split[2]} + rewind {split[3]}
+   Table 5, an assumption). So: detect {split.terms[0]} + reschedule {split.terms[1]} (the remainder) + reload {split.terms[2]} + rewind {split.terms[3]}
    (half the assumed {s.checkpoint_interval_min:g}-minute interval, plus an assumed hour past each silent corruption) =
-   {split_total} min; {lam_t} a day x {x_t} min = {restart_t} min/day = {ans.baseline_restart_fraction:.2%} (the question's 2 %).
-   The blocking synchronous writes are a separate term: {r_t} + {w_t} = {total_t} min/day, {b.loss_fraction:.2%} (notebook 03).
+   {split.eq} {split.total} min; {lam_t} a day x {x_t} min = {restart_t} min/day = {ans.baseline_restart_fraction:.2%} (the question's 2 %).
+   The blocking synchronous writes are a separate term: {writes.terms[0]} + {writes.terms[1]} {writes.eq} {writes.total} min/day, {b.loss_fraction:.2%} (notebook 03).
    Read the 15 minutes as downtime only with hourly checkpoints and each restart is {other_b.per_failure_min:.1f} min:
    {other_b.restart_minutes_per_day:.0f} min/day, {other_b.restart_minutes_per_day / 1440:.2%}. Measure the stages from the logs first.
 4. **The optimal interval.** Waste W(tau) = delta/tau + (tau/2 + R)/M is minimised at tau* = sqrt(2 delta M)
@@ -187,7 +187,7 @@ def sheet() -> str:
    tuned timeout) {r.loss.text()}.
 8. **The floor,** the after-levers day with a free write and a checkpoint every step, term by term:
 {term_lines}
-   - in all {' + '.join(printed)} = {total} min/day ({f.floor_fraction:.3%}; 90 % range {r.floor.low:.2%}-{r.floor.high:.2%}).
+   - in all {' + '.join(floor_sum.terms)} {floor_sum.eq} {floor_sum.total} min/day ({f.floor_fraction:.3%}; 90 % range {r.floor.low:.2%}-{r.floor.high:.2%}).
 
    No checkpoint lever moves the first two terms; the third rests on the persisted interval, a checkpoint setting.
    What moves the floor:

@@ -36,10 +36,10 @@ def _sums(text: str):
     ('detect 4.19') and a parenthesis after it ('(the remainder)')."""
     flat = " ".join(text.split())
     term = rf"(?:[a-z][a-z ]* )?{NUM}(?: \([^()]*(?:\([^()]*\)[^()]*)*\))?"
-    for m in re.finditer(rf"((?:{term} \+ )+{term}) = ({NUM})", flat):
+    for m in re.finditer(rf"((?:{term} \+ )+{term}) ([=≈]) ({NUM})", flat):
         body = re.sub(r"\([^()]*(?:\([^()]*\)[^()]*)*\)", "", m.group(1))  # drop the parentheses and what they say
         terms = re.findall(rf"(?<![\w.])({NUM})(?![\w.])", body)
-        yield m.group(0), terms, m.group(2)
+        yield m.group(0), terms, m.group(2), m.group(3)
 
 
 def _products(text: str):
@@ -52,9 +52,14 @@ def test_every_printed_sum_and_product_in_the_answer_sheet_adds_up():
     text = (ROOT / "ANSWER_SHEET.md").read_text()
     sums = list(_sums(text))
     assert len(sums) >= 5, sums  # the 2-minute answer's, the 10-minute answer's, the floor's, the drill's
-    for line, terms, total in sums:
+    assert any(eq == "≈" for _, _, eq, _ in sums)  # the floor's terms, each correctly rounded, miss 9.45 by a unit
+    for line, terms, eq, total in sums:
         d = max(_decimals(t) for t in terms + [total])
-        assert round(sum(_num(t) for t in terms), d) == pytest.approx(_num(total), abs=0.5 * 10**-d), line
+        adds = round(sum(_num(t) for t in terms), d) == pytest.approx(_num(total), abs=0.5 * 10**-d)
+        if eq == "=":
+            assert adds, line  # "=" only where the printed terms add up
+        else:  # "≈": correctly rounded terms that miss the total by at most half a unit each, and do miss it
+            assert not adds and abs(sum(_num(t) for t in terms) - _num(total)) <= (len(terms) + 1) * 0.5 * 10**-d, line
     products = list(_products(text))
     assert products
     for line, a, b, c in products:

@@ -138,12 +138,11 @@ def _sentence(a) -> str:
                 f"{_duration(st.total)} and the next comes {_duration(f.mtbf_min)} later, so the job never catches up: "
                 f"100 % of the day is lost, floor included.")
     idle = float(f.floor_budget.idle_minutes_per_day)
-    work = f.floor_minutes_per_day - idle  # the failures' minutes, on the GPUs that train: (1 - i) lambda X
     train = 1.0 - float(f.floor_budget.idle_share)
     stages = (f"(D: detection {_duration(st.detect)} + R: reschedule {_duration(st.reschedule)} + reload "
               f"{_duration(st.reload)} + rewind {_duration(st.rewind)})")
     if idle > 0:  # a kept spare: its idle GPUs are a term of their own, and the failures cost only the training share
-        (_, idle_t), floor = prose.added([work, idle], f.floor_minutes_per_day)
+        idle_t, floor = f"{idle:.2f}", f"{f.floor_minutes_per_day:.2f}"  # each correctly rounded; the work term is not printed
         product = (f"{a.failures_per_day:.2f} failures a day × {st.total:.3f} min per failure {stages} × {train:.4f} "
                    f"(the GPUs that train) + {idle_t} min/day of idle spare = {floor}")
     else:

@@ -433,10 +433,10 @@ print(ledger.table())
 # %%
 from course_lib import prose
 
-split, total = prose.added([stages.detect, stages.reschedule, stages.reload, stages.rewind], stages.total, digits=1)
+split = prose.added([stages.detect, stages.reschedule, stages.reload, stages.rewind], stages.total, digits=1)
 print(
-    f"The {total}-minute restart splits into detect {split[0]} + reschedule {split[1]} + "
-    f"reload {split[2]} + rewind {split[3]} min; the levers that save, largest first "
+    f"The {split.total}-minute restart splits into detect {split.terms[0]} + reschedule {split.terms[1]} + "
+    f"reload {split.terms[2]} + rewind {split.terms[3]} min{'' if split.exact else ' (each rounded on its own)'}; the levers that save, largest first "
     f"({', '.join(s.lever.name for s in steps)}; left out: {', '.join(x.name for x, _ in left_out) or 'none'}), take the loss "
     f"from {budget.loss_fraction:.2%} to {final.loss_fraction:.2%} of the day."
 )

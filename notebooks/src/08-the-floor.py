@@ -131,8 +131,8 @@ print(f"\ninterval: {ans.interval_before_min:.2f} min with a {60 * ans.write_cos
 print(ans.spare.sentence)
 floor_line = fl.terms_sentence(f)
 rest = f.minutes_per_day - f.floor_minutes_per_day
-(fl_t, rest_t), after_t = prose.added([f.floor_minutes_per_day, rest], f.minutes_per_day)
-print(f"after the levers: {after_t} min/day = floor {fl_t} + rewind beyond a step and writes {rest_t}")
+after = prose.added([f.floor_minutes_per_day, rest], f.minutes_per_day)
+print(f"after the levers: {after.total} min/day {after.eq} floor {after.terms[0]} + rewind beyond a step and writes {after.terms[1]}")
 print(f"the floor, term by term: {floor_line}")
 for t in fl.terms(f):
     print(f"  {t.symbol:42s} {t.per_failure_min:7.3f} min per failure -> {t.minutes_per_day:5.2f} min/day; rests on {t.rests_on}")
