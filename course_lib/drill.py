@@ -485,8 +485,7 @@ def _per_step_ft(c: _Context):
     ft_by = fl.per_mode_groups(dataclasses.replace(c.a.after, idle_share=0.0), g, rep_.stall_min, rep_.rejoin_min)
     ft = c.a.ft_floor_minutes_per_day
     v = c.a.spare  # the answer's spare verdict: a dedicated spare's idle GPUs are its cost (none when pooled)
-    idle = (f" (a dedicated one, plus {v.cost:.2f} for its idle GPUs)" if v is not None and not v.pooled
-            else " (pooled across jobs: this job pays nothing for it)")
+    idle = f", plus {v.cost:.2f} for its idle GPUs" if v is not None and not v.pooled else " pooled across jobs"
     rep = s.replicas
     q = "Would you restart the whole job at all? What does per-step fault tolerance cost and save?"
     ans = (f"Not for every failure. With per-step fault tolerance (torchft{_cite('[@torchft-readme; @torchft-blog]')}) each of "
@@ -495,8 +494,8 @@ def _per_step_ft(c: _Context):
            f"peer in about {_s(rep.rejoin_min)}, while the others stall only for the quorum change ({_s(rep.stall_min)}); both "
            f"are the course's own CPU lab medians x {_lab_scale():g} (an assumption); on GPUs a group that dies holds its peers at "
            f"most torchft's Manager timeout, {_s(rr['torchft_manager_timeout'].minutes)}{_cite(rr['torchft_manager_timeout'].source)}. "
-           f"The floor falls from {whole:.2f} min a day (whole-job restart; {spare:.2f} with an in-job restart on a spare"
-           f"{idle}) to **{ft:.2f} min a day**. What stays: detection (a hang still stalls every group until its timeout, "
+           f"The floor falls from {whole:.2f} min a day (whole-job restart; {spare:.2f} with an in-job restart on a dedicated "
+           f"spare{idle}) to **{ft:.2f} min a day**. What stays: detection (a hang still stalls every group until its timeout, "
            f"{ft_by['hang']:.2f} min a day) and the rewind past a silent corruption "
            f"({ft_by['sdc']:.2f}): every replica averaged the corrupt gradient. The price: the groups are the "
            f"job's data-parallel replicas, so no GPU is added, but HSDP shards the optimizer state only inside a group: "

@@ -365,21 +365,3 @@ def test_the_crash_loop_hours_are_the_requeues_times_the_restart_correctly_round
     # printed 8.7, a truncation of the value)
     text = drill.ask("same_bad_node", Scenario()).answer
     assert "re-queued 35 times" in text and "at this job's 15.0 min a failure that is 8.8 h lost" in text, text
-
-
-def test_follow_up_9_charges_a_dedicated_spare_and_not_a_pooled_one():
-    # the dedicated spare's idle GPUs at 4,096 GPUs cost what the answer's verdict charges, 2.79 min a day (HAND's cost,
-    # by hand in tests/day_by_hand.py); a pooled spare costs this job nothing
-    assert f"{HAND.spare['cost']:.2f}" == "2.79"
-    dedicated = drill.ask("per_step_ft", Scenario()).answer
-    assert "on a spare (a dedicated one, plus 2.79 for its idle GPUs)" in dedicated, dedicated
-    pooled = drill.ask("per_step_ft", Scenario().replace(spares_pooled=True)).answer
-    assert "(pooled across jobs: this job pays nothing for it)" in pooled and "idle GPUs)" not in pooled, pooled
-
-
-@pytest.mark.parametrize("n_gpus, kept", [(4096, False), (16384, True)])
-def test_follow_up_15_says_whether_the_single_lost_host_restarts_on_a_spare(n_gpus, kept):
-    # the hot spare's verdict by hand (tests/day_by_hand.py): left out at 4,096 GPUs (net -2.21), kept at 16,384 (+1.62)
-    text = drill.ask("correlated_failures", Scenario().replace(n_gpus=n_gpus)).answer
-    assert ("with its buddy and a spare." in text) == kept, text
-    assert ("re-queued like it, since the plan here keeps no dedicated spare" in text) == (not kept), text
